@@ -1,0 +1,138 @@
+//! The one shape every problem takes, whether it comes from the TOML/JSON
+//! parser, the JSON Schema or a cross-field rule. Renderer-agnostic: the CLI
+//! prints it rustc-style or as JSON/SARIF, the web app puts it next to the
+//! form field named by `pointer`.
+
+use serde::Serialize;
+use std::ops::Range;
+
+use crate::source::SourceFile;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A 1-based line and column; columns count Unicode scalar values, not bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnostic {
+    /// Stable rule code, e.g. `CFG101`.
+    pub code: &'static str,
+    /// The rule's kebab-case name, e.g. `batched-tokens-below-max-model-len`.
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    /// How to fix it, in one sentence.
+    pub help: Option<String>,
+    /// The file as the caller named it.
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    /// JSON Pointer of the key (RFC 6901), e.g. `/batching/max_num_batched_tokens`.
+    pub pointer: String,
+    /// Byte range of the span in the file; the renderers use it to underline.
+    #[serde(skip)]
+    pub span: Range<usize>,
+    /// A short label printed under the caret.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+/// A diagnostic before it is tied to a file position: what a rule produces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub code: &'static str,
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub help: Option<String>,
+    pub label: Option<String>,
+    pub target: Target,
+}
+
+/// Where a finding points.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// The value at this JSON pointer in the config or settings file (or, if the
+    /// key is absent, the nearest existing parent, since that is where to add it).
+    Config(String),
+    Settings(String),
+    /// The key itself (not its value), e.g. for an unknown key.
+    ConfigKey(String),
+    SettingsKey(String),
+    /// An explicit byte span with a pointer.
+    Span { in_settings: bool, span: Range<usize>, pointer: String },
+}
+
+impl Finding {
+    pub fn new(code: &'static str, rule: &'static str, severity: Severity, message: impl Into<String>, target: Target) -> Self {
+        Finding { code, rule, severity, message: message.into(), help: None, label: None, target }
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+}
+
+impl Diagnostic {
+    /// Ties a finding to a position in `source`.
+    pub fn at(finding: Finding, source: &SourceFile, span: Range<usize>, pointer: String) -> Self {
+        let start = source.line_col(span.start);
+        let end = source.line_col(span.end);
+        Diagnostic {
+            code: finding.code,
+            rule: finding.rule,
+            severity: finding.severity,
+            message: finding.message,
+            help: finding.help,
+            file: source.name.clone(),
+            line: start.line,
+            column: start.column,
+            end_line: end.line,
+            end_column: end.column,
+            pointer,
+            span,
+            label: finding.label,
+        }
+    }
+}
+
+/// Orders diagnostics the way a reader scans a file: by file, then position, then code.
+pub fn sort(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by(|a, b| {
+        (a.file.as_str(), a.span.start, a.code, a.span.end).cmp(&(b.file.as_str(), b.span.start, b.code, b.span.end))
+    });
+}

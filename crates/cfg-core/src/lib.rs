@@ -1,0 +1,31 @@
+//! The shared core of the toolkit: typed models of `config.toml`,
+//! `settings.json` and `result.json`, span-keeping parsers, the generated JSON
+//! Schemas, the rule registry, the GPU memory model, the catalogs and the
+//! rendering of a config into a real `vllm serve` launch.
+//!
+//! It does no file, network or process I/O, so the same code runs in the CLI,
+//! in the runner and in the browser (wasm32-unknown-unknown).
+
+pub mod catalog;
+pub mod diagnostic;
+pub mod hf;
+pub mod lint;
+pub mod memory;
+pub mod model;
+pub mod parse;
+pub mod render;
+pub mod resolve;
+pub mod rules;
+pub mod schema;
+pub mod source;
+pub mod starter;
+pub mod tree;
+pub mod url;
+
+pub use diagnostic::{Diagnostic, Severity};
+pub use lint::{detect_kind, lint, Input, Options, Report};
+pub use schema::FileKind;
+pub use source::SourceFile;
+
+/// The vLLM release every rule targets.
+pub const VLLM_VERSION: &str = "0.33";

@@ -1,0 +1,11 @@
+//! Typed models of the three files. Doc comments become schema descriptions.
+
+mod config;
+mod enums;
+mod result;
+mod settings;
+
+pub use config::*;
+pub use enums::*;
+pub use result::*;
+pub use settings::*;

@@ -1,0 +1,225 @@
+//! Turns a config into the numbers vLLM would actually use: the GPU from the
+//! catalog or `[hardware]`, the architecture from the catalog or
+//! `[model.architecture]`, the resolved dtype, and vLLM 0.33's defaults for
+//! everything left out.
+
+use crate::catalog::{self, Vendor};
+use crate::model::{CheckpointDtype, Dtype, ServerConfig};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gpu {
+    pub name: String,
+    pub memory_gib: f64,
+    pub compute_capability: Option<(u8, u8)>,
+    pub vendor: Vendor,
+    pub memory_bandwidth_gbps: Option<f64>,
+    pub bf16_dense_tflops: Option<f64>,
+    pub in_catalog: bool,
+}
+
+impl Gpu {
+    /// Capability as vLLM encodes it: major * 10 + minor (80 = Ampere, 90 = Hopper).
+    pub fn capability_code(&self) -> Option<u32> {
+        self.compute_capability.map(|(a, b)| u32::from(a) * 10 + u32::from(b))
+    }
+}
+
+/// A model architecture with every field optional: the catalog fills what it
+/// knows and `[model.architecture]` overrides it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Arch {
+    pub catalog_id: Option<&'static str>,
+    pub model_type: Option<String>,
+    pub num_parameters: Option<u64>,
+    pub num_active_parameters: Option<u64>,
+    pub num_hidden_layers: Option<u32>,
+    pub num_attention_heads: Option<u32>,
+    pub num_key_value_heads: Option<u32>,
+    pub head_dim: Option<u32>,
+    pub hidden_size: Option<u32>,
+    pub intermediate_size: Option<u32>,
+    pub vocab_size: Option<u32>,
+    pub max_position_embeddings: Option<u32>,
+    pub torch_dtype: Option<CheckpointDtype>,
+    pub quant_method: Option<String>,
+    pub kv_lora_rank: Option<u32>,
+    pub qk_rope_head_dim: Option<u32>,
+}
+
+impl Arch {
+    pub fn is_mla(&self) -> bool {
+        self.kv_lora_rank.is_some()
+    }
+
+    pub fn kv_heads(&self) -> Option<u32> {
+        self.num_key_value_heads.or(self.num_attention_heads)
+    }
+
+    pub fn head_dim(&self) -> Option<u32> {
+        self.head_dim.or_else(|| Some(self.hidden_size? / self.num_attention_heads?.max(1)))
+    }
+}
+
+/// Effective dtype of weights and activations after vLLM's `auto` resolution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResolvedDtype {
+    Float16,
+    Bfloat16,
+    Float32,
+}
+
+impl ResolvedDtype {
+    pub fn bytes(self) -> f64 {
+        match self {
+            ResolvedDtype::Float32 => 4.0,
+            _ => 2.0,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResolvedDtype::Float16 => "float16",
+            ResolvedDtype::Bfloat16 => "bfloat16",
+            ResolvedDtype::Float32 => "float32",
+        }
+    }
+}
+
+pub fn gpu(config: &ServerConfig) -> Option<Gpu> {
+    let hw = config.hardware.as_ref()?;
+    let spec = hw.gpu.as_deref().and_then(catalog::find_gpu);
+    let cc = hw.compute_capability.as_deref().and_then(parse_capability).or(spec.and_then(|s| s.compute_capability));
+    let memory = hw.memory_gib.or(spec.map(|s| s.memory_gib))?;
+    Some(Gpu {
+        name: spec.map(|s| s.name.to_string()).or_else(|| hw.gpu.clone()).unwrap_or_else(|| "custom GPU".into()),
+        memory_gib: memory,
+        compute_capability: cc,
+        vendor: spec.map_or(Vendor::Nvidia, |s| s.vendor),
+        memory_bandwidth_gbps: spec.map(|s| s.memory_bandwidth_gbps),
+        bf16_dense_tflops: spec.map(|s| s.bf16_dense_tflops),
+        in_catalog: spec.is_some(),
+    })
+}
+
+pub fn parse_capability(text: &str) -> Option<(u8, u8)> {
+    let (a, b) = text.split_once('.')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+/// The architecture: catalog entry for `model.name`, overridden key by key by
+/// `[model.architecture]`.
+pub fn arch(config: &ServerConfig) -> Arch {
+    let mut arch = match catalog::find_model(&config.model.name) {
+        Some(m) => {
+            let a = &m.arch;
+            Arch {
+                catalog_id: Some(m.id),
+                model_type: Some(a.model_type.to_string()),
+                num_parameters: Some(a.num_parameters),
+                num_active_parameters: Some(a.num_active_parameters),
+                num_hidden_layers: Some(a.num_hidden_layers),
+                num_attention_heads: Some(a.num_attention_heads),
+                num_key_value_heads: Some(a.num_key_value_heads),
+                head_dim: Some(a.head_dim),
+                hidden_size: Some(a.hidden_size),
+                intermediate_size: Some(a.intermediate_size),
+                vocab_size: Some(a.vocab_size),
+                max_position_embeddings: Some(a.max_position_embeddings),
+                torch_dtype: match a.torch_dtype {
+                    "float16" => Some(CheckpointDtype::Float16),
+                    "float32" => Some(CheckpointDtype::Float32),
+                    _ => Some(CheckpointDtype::Bfloat16),
+                },
+                quant_method: a.quant_method.map(str::to_string),
+                kv_lora_rank: a.mla.map(|m| m.kv_lora_rank),
+                qk_rope_head_dim: a.mla.map(|m| m.qk_rope_head_dim),
+            }
+        }
+        None => Arch::default(),
+    };
+    if let Some(o) = &config.model.architecture {
+        macro_rules! take {
+            ($($field:ident),*) => { $( if o.$field.is_some() { arch.$field = o.$field.clone(); } )* };
+        }
+        take!(num_parameters, num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim, hidden_size, intermediate_size, vocab_size, max_position_embeddings, model_type, torch_dtype, kv_lora_rank, qk_rope_head_dim);
+        if o.num_parameters.is_some() {
+            arch.num_active_parameters = o.num_parameters;
+        }
+    }
+    arch
+}
+
+/// Models whose type refuses float16 (vLLM `_FLOAT16_NOT_SUPPORTED_MODELS`).
+pub const FLOAT16_UNSUPPORTED: &[&str] = &["gemma2", "gemma3", "gemma3_text", "glm4"];
+
+/// The dtype vLLM ends up using (§2.6 of the reference): explicit values as
+/// given, `auto` from the checkpoint and what the GPU supports.
+pub fn dtype(config: &ServerConfig, arch: &Arch, gpu: Option<&Gpu>) -> ResolvedDtype {
+    let checkpoint = match arch.torch_dtype {
+        Some(CheckpointDtype::Float16) => ResolvedDtype::Float16,
+        Some(CheckpointDtype::Float32) => ResolvedDtype::Float32,
+        _ => ResolvedDtype::Bfloat16,
+    };
+    match config.model.dtype.unwrap_or_default() {
+        Dtype::Half | Dtype::Float16 => ResolvedDtype::Float16,
+        Dtype::Bfloat16 => ResolvedDtype::Bfloat16,
+        Dtype::Float | Dtype::Float32 => ResolvedDtype::Float32,
+        Dtype::Auto => {
+            let cap = gpu.and_then(Gpu::capability_code);
+            let no_fp16 = arch.model_type.as_deref().is_some_and(|t| FLOAT16_UNSUPPORTED.contains(&t));
+            match cap {
+                Some(c) if c < 80 && no_fp16 => ResolvedDtype::Float32,
+                Some(c) if c < 80 => ResolvedDtype::Float16,
+                _ if checkpoint == ResolvedDtype::Float32 => ResolvedDtype::Bfloat16,
+                _ => checkpoint,
+            }
+        }
+    }
+}
+
+/// vLLM 0.33's `vllm serve` defaults for the two batching knobs (§2.4):
+/// (max_num_batched_tokens, max_num_seqs) by device memory and name.
+pub fn batch_defaults(gpu: Option<&Gpu>) -> (u32, u32) {
+    match gpu {
+        Some(g) if g.memory_gib >= 160.0 => (16384, 1024),
+        Some(g) if g.memory_gib >= 70.0 && !g.name.to_lowercase().contains("a100") => (8192, 1024),
+        _ => (2048, 256),
+    }
+}
+
+/// The batching numbers vLLM would run with: explicit values are kept as
+/// written (vLLM never clamps them), defaults go through vLLM's adjustments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Batch {
+    pub max_num_seqs: u32,
+    pub max_num_batched_tokens: u32,
+    pub max_model_len: u32,
+    pub seqs_explicit: bool,
+    pub tokens_explicit: bool,
+    pub max_model_len_explicit: bool,
+}
+
+pub fn batch(config: &ServerConfig, arch: &Arch, gpu: Option<&Gpu>) -> Batch {
+    let b = config.batching();
+    let max_model_len = config.model.max_model_len.or(arch.max_position_embeddings).unwrap_or(2048);
+    let (default_tokens, default_seqs) = batch_defaults(gpu);
+    let mut tokens = b.max_num_batched_tokens.unwrap_or_else(|| {
+        let mut t = default_tokens;
+        if !config.chunked_prefill() {
+            t = t.max(max_model_len);
+        }
+        let seqs = u64::from(b.max_num_seqs.unwrap_or(default_seqs));
+        u64::from(t).min(seqs * u64::from(max_model_len)) as u32
+    });
+    if tokens == 0 {
+        tokens = 1;
+    }
+    let seqs = b.max_num_seqs.unwrap_or_else(|| default_seqs.min(tokens));
+    Batch {
+        max_num_seqs: seqs,
+        max_num_batched_tokens: tokens,
+        max_model_len,
+        seqs_explicit: b.max_num_seqs.is_some(),
+        tokens_explicit: b.max_num_batched_tokens.is_some(),
+        max_model_len_explicit: config.model.max_model_len.is_some(),
+    }
+}

@@ -1,0 +1,54 @@
+use crate::diagnostic::{Severity, Target};
+use crate::rules::Context;
+
+declare_rule! {
+    /// # `max_num_batched_tokens` is smaller than `max_model_len`
+    ///
+    /// **What:** one engine step may process fewer tokens than the longest
+    /// allowed request.
+    ///
+    /// **Why:** with chunked prefill **off**, vLLM refuses to start:
+    /// `max_num_batched_tokens (2048) is smaller than max_model_len (8192). This
+    /// effectively limits the maximum sequence length to max_num_batched_tokens
+    /// and makes vLLM reject longer sequences.` With chunked prefill **on** (the
+    /// default) it starts, but a long prompt is prefilled over several steps,
+    /// which stretches its time to first token: a warning.
+    ///
+    /// **Example:**
+    /// ```toml
+    /// [model]
+    /// max_model_len = 8192
+    /// [batching]
+    /// max_num_batched_tokens = 2048
+    /// enable_chunked_prefill = false
+    /// ```
+    ///
+    /// **Fix:** raise `max_num_batched_tokens` to at least `max_model_len`, lower
+    /// `max_model_len`, or turn chunked prefill on.
+    pub static RULE = { code: "CFG101", name: "batched-tokens-below-max-model-len", severity: Error, check }
+}
+
+fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+    let b = d.batch;
+    if !b.tokens_explicit || b.max_num_batched_tokens >= b.max_model_len {
+        return;
+    }
+    let (mnbt, mml) = (b.max_num_batched_tokens, b.max_model_len);
+    let mml_origin = if b.max_model_len_explicit { "max_model_len".to_string() } else { format!("the model's maximum length, {mml}, used as max_model_len") };
+    let mut f = RULE.finding(
+        format!("max_num_batched_tokens ({mnbt}) is smaller than max_model_len ({mml})"),
+        Target::Config("/batching/max_num_batched_tokens".into()),
+    );
+    if config.chunked_prefill() {
+        f.severity = Severity::Warning;
+        f = f
+            .label(format!("a {mml}-token prompt needs {} prefill steps", mml.div_ceil(mnbt)))
+            .help(format!("chunked prefill is on, so vLLM starts, but long prompts are prefilled in chunks of {mnbt} tokens and wait longer for their first token; raise max_num_batched_tokens to {mml} if TTFT of long prompts matters"));
+    } else {
+        f = f
+            .label("vLLM refuses to start: chunked prefill is off")
+            .help(format!("raise max_num_batched_tokens to at least {mml}, lower {mml_origin}, or set enable_chunked_prefill = true"));
+    }
+    out.push(f);
+}

@@ -1,0 +1,40 @@
+use crate::diagnostic::Target;
+use crate::rules::Context;
+
+declare_rule! {
+    /// # The batching knobs are left to vLLM's defaults
+    ///
+    /// **What:** `max_num_seqs` or `max_num_batched_tokens` is not set, so vLLM
+    /// picks a default from the GPU's memory (256 / 2048 on most GPUs, 1024 /
+    /// 8192 on H100-class, 1024 / 16384 on 160 GiB parts).
+    ///
+    /// **Why:** these two knobs trade time to first token against throughput;
+    /// their values should come from a load test of your traffic, and a default
+    /// that changes with the GPU makes results hard to compare.
+    ///
+    /// **Example:** a `[batching]` section without `max_num_seqs`.
+    ///
+    /// **Fix:** set both explicitly to the values your load test chose
+    /// (`cfg-bench sim --sweep max_num_seqs=...` helps pick them).
+    pub static RULE = { code: "CFG105", name: "batching-knobs-defaulted", severity: Info, check }
+}
+
+fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let Some(d) = &ctx.derived else { return };
+    let b = d.batch;
+    let missing: Vec<String> = [
+        (!b.seqs_explicit).then(|| format!("max_num_seqs = {}", b.max_num_seqs)),
+        (!b.tokens_explicit).then(|| format!("max_num_batched_tokens = {}", b.max_num_batched_tokens)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let gpu = d.gpu.as_ref().map_or("an unnamed GPU".to_string(), |g| g.name.clone());
+    out.push(
+        RULE.finding(format!("vLLM will choose {} on {gpu}", missing.join(" and ")), Target::Config("/batching".into()))
+            .help("set the batching knobs explicitly, to values a load test of your traffic chose"),
+    );
+}

@@ -1,0 +1,39 @@
+use crate::catalog::GPUS;
+use crate::diagnostic::Target;
+use crate::rules::Context;
+use crate::schema::nearest;
+
+declare_rule! {
+    /// # GPU not in the catalog
+    ///
+    /// **What:** `[hardware] gpu` names a GPU the built-in catalog does not
+    /// know, and `memory_gib` is not given.
+    ///
+    /// **Why:** without the GPU's memory and compute capability the linter
+    /// cannot check the memory fit, the dtype or the quantization method.
+    ///
+    /// **Example:** `gpu = "H100 SXM 80"`
+    ///
+    /// **Fix:** use a catalog name (`cfg-lint memory --list-gpus`), or add
+    /// `memory_gib` and `compute_capability` for this GPU.
+    pub static RULE = { code: "CFG311", name: "unknown-gpu", severity: Warning, check }
+}
+
+fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+    let Some(hw) = &config.hardware else { return };
+    let Some(name) = &hw.gpu else { return };
+    if d.gpu.as_ref().is_some_and(|g| g.in_catalog) {
+        return;
+    }
+    let names: Vec<String> = GPUS.iter().map(|g| g.name.to_string()).collect();
+    let mut f = RULE.finding(format!("GPU \"{name}\" is not in the catalog"), Target::Config("/hardware/gpu".into()));
+    if hw.memory_gib.is_some() && hw.compute_capability.is_some() {
+        return;
+    }
+    f = match nearest(name, &names) {
+        Some(best) => f.label(format!("did you mean \"{best}\"?")).help(format!("did you mean \"{best}\"? Otherwise add memory_gib and compute_capability for this GPU")),
+        None => f.help(format!("use one of: {}; or add memory_gib and compute_capability", names.join(", "))),
+    };
+    out.push(f);
+}

@@ -1,0 +1,50 @@
+use crate::diagnostic::Target;
+use crate::rules::Context;
+use crate::tree::escape_token;
+
+declare_rule! {
+    /// # A request class does not fit in `max_model_len`
+    ///
+    /// **What:** a class's `input_tokens + output_tokens` is larger than the
+    /// server's `max_model_len` (or the model's maximum when it is not set).
+    ///
+    /// **Why:** vLLM answers every such request with HTTP 400 (`This model's
+    /// maximum context length is 8192 tokens...`) when the prompt alone is too
+    /// long, or silently clamps `max_tokens` so the output is shorter than the
+    /// test asked for. Either way the class the test claims to measure is
+    /// never measured, and it is usually the tail class that drives P99. The
+    /// SPEC's own example has this bug: tail = 8192 + 2048 > 8192.
+    ///
+    /// **Example:** `"tail": {"input_tokens": 8192, "output_tokens": 2048}`
+    /// against `max_model_len = 8192`.
+    ///
+    /// **Fix:** raise `max_model_len` to at least the class's total (if the
+    /// memory allows), or shorten the class to fit.
+    pub static RULE = { code: "CFG501", name: "request-class-exceeds-max-model-len", severity: Error, check }
+}
+
+fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let (Some(settings), Some(d)) = (ctx.settings, &ctx.derived) else { return };
+    let mml = d.batch.max_model_len;
+    let origin = if d.batch.max_model_len_explicit { "max_model_len" } else { "the model's maximum length" };
+    for (name, class) in &settings.request_distribution {
+        let total = u64::from(class.input_tokens) + u64::from(class.output_tokens);
+        if total <= u64::from(mml) {
+            continue;
+        }
+        let what = if class.input_tokens >= mml {
+            "vLLM rejects every one of these requests with HTTP 400 (the prompt alone is too long)".to_string()
+        } else {
+            format!("vLLM clamps their output to {} tokens, so the class is not tested as written", mml - class.input_tokens)
+        };
+        let headroom = u64::from(mml).saturating_sub(u64::from(class.output_tokens)).max(1);
+        out.push(
+            RULE.finding(
+                format!("request class `{name}` needs {} + {} = {total} tokens, more than {origin} ({mml}) in the server config", class.input_tokens, class.output_tokens),
+                Target::SettingsKey(format!("/request_distribution/{}", escape_token(name))),
+            )
+            .label(what)
+            .help(format!("raise max_model_len in config.toml to at least {total}, or shorten `{name}` to fit (e.g. input_tokens {headroom} with output_tokens {})", class.output_tokens)),
+        );
+    }
+}

@@ -1,0 +1,44 @@
+use crate::diagnostic::Target;
+use crate::memory::gib;
+use crate::rules::{thousands, Context};
+
+declare_rule! {
+    /// # KV-cache capacity and maximum concurrency
+    ///
+    /// **What:** the figures vLLM logs at start-up, predicted: `GPU KV cache
+    /// size: N tokens, Maximum concurrency for max_model_len tokens per request:
+    /// X`.
+    ///
+    /// **Why:** the KV capacity bounds how many requests run at once; knowing it
+    /// before deploying tells whether `max_num_seqs` and the load test's
+    /// concurrency are realistic.
+    ///
+    /// **Example:** Llama-3.1-8B on one H100-80GB at 0.90 gives roughly 430k
+    /// tokens, about 52 concurrent 8k-token requests.
+    ///
+    /// **Fix:** nothing to fix; this is information. `cfg-lint memory` prints
+    /// the full breakdown.
+    pub static RULE = { code: "CFG204", name: "kv-cache-capacity", severity: Info, check }
+}
+
+fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let Some(d) = &ctx.derived else { return };
+    let Ok(r) = &d.memory else { return };
+    if r.num_gpu_blocks == 0 || r.largest_fitting_max_model_len < u64::from(r.max_model_len) {
+        return;
+    }
+    let pointer = if ctx.config_has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };
+    out.push(
+        RULE.finding(
+            format!(
+                "predicted GPU KV cache size: {} tokens ({}), maximum concurrency for {} tokens per request: {:.2}x",
+                thousands(r.kv_capacity_tokens),
+                gib(r.kv_cache_bytes),
+                r.max_model_len,
+                r.max_concurrency
+            ),
+            Target::Config(pointer.into()),
+        )
+        .help("`cfg-lint memory config.toml` prints the per-GPU breakdown"),
+    );
+}

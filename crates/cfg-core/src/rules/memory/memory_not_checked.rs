@@ -1,0 +1,37 @@
+use crate::diagnostic::Target;
+use crate::memory::Missing;
+use crate::rules::Context;
+
+declare_rule! {
+    /// # Memory fit could not be checked
+    ///
+    /// **What:** the config lacks what the memory model needs: the GPU
+    /// (`[hardware] gpu`, or `memory_gib` for a GPU outside the catalog) or the
+    /// model's architecture (a catalog model, or `[model.architecture]`).
+    ///
+    /// **Why:** "does the model fit in gpu_memory_utilization?" is the first
+    /// question of a deployment; without these keys the linter cannot answer it.
+    ///
+    /// **Example:** a config with no `[hardware]` section.
+    ///
+    /// **Fix:** add the key named in the help line.
+    pub static RULE = { code: "CFG205", name: "memory-not-checked", severity: Info, check }
+}
+
+fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let Some(d) = &ctx.derived else { return };
+    let Err(missing) = &d.memory else { return };
+    let (message, help, pointer) = match missing {
+        Missing::Gpu => (
+            "GPU memory fit not checked: no GPU named".to_string(),
+            "add `[hardware]` with `gpu = \"H100-80GB\"` (see `cfg-lint memory --list-gpus`), or `memory_gib` for a GPU outside the catalog".to_string(),
+            "/hardware",
+        ),
+        Missing::Architecture(field) => (
+            format!("GPU memory fit not checked: the model's `{field}` is unknown"),
+            format!("add `{field}` under `[model.architecture]` (from the model's config.json), or use `--model-config config.json`"),
+            "/model/name",
+        ),
+    };
+    out.push(RULE.finding(message, Target::Config(pointer.into())).help(help));
+}

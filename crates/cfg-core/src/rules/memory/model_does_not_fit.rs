@@ -1,0 +1,57 @@
+use super::breakdown;
+use crate::diagnostic::Target;
+use crate::memory::{gib, quantization_suggestion, smallest_fitting_tp};
+use crate::rules::Context;
+
+declare_rule! {
+    /// # The model does not fit in `gpu_memory_utilization` of the GPU
+    ///
+    /// **What:** per GPU, the weights (divided by tensor x pipeline parallel
+    /// size), the activation peak, non-torch memory and the CUDA-graph pool leave
+    /// nothing for the KV cache within `memory x gpu_memory_utilization`.
+    ///
+    /// **Why:** vLLM stops at start-up with `No available memory for the cache
+    /// blocks. Try increasing gpu_memory_utilization when initializing the
+    /// engine.` (or runs out of memory loading the weights), after minutes of
+    /// loading.
+    ///
+    /// **Example:** `meta-llama/Llama-3.1-70B-Instruct` in bf16 on one
+    /// `H100-80GB`: 131 GiB of weights on an 80 GiB GPU.
+    ///
+    /// **Fix:** split the model over more GPUs (`tensor_parallel_size`),
+    /// quantize it (fp8 halves bf16 weights), use a bigger GPU, or raise
+    /// `gpu_memory_utilization` if it is low. Run `cfg-lint memory` for the
+    /// breakdown.
+    pub static RULE = { code: "CFG201", name: "model-does-not-fit", severity: Error, check }
+}
+
+fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+    let (Ok(r), Some(gpu)) = (&d.memory, &d.gpu) else { return };
+    if r.kv_cache_bytes > 0.0 && r.num_gpu_blocks > 0 {
+        return;
+    }
+    let mut fixes = Vec::new();
+    if let Some(tp) = smallest_fitting_tp(config, gpu, &d.arch, 16) {
+        fixes.push(format!("set tensor_parallel_size = {tp}"));
+    }
+    if !crate::memory::is_quantized(config, &d.arch) {
+        fixes.push(format!("quantize the weights (quantization = \"{}\")", quantization_suggestion(gpu).as_str()));
+    }
+    if r.gpu_memory_utilization < 0.9 {
+        fixes.push("raise gpu_memory_utilization".into());
+    }
+    fixes.push("use a GPU with more memory".into());
+    let short = r.weights_bytes + r.activation_bytes + r.non_torch_bytes + r.cuda_graph_bytes - r.budget_bytes;
+    let message = if r.weights_bytes > r.gpu_total_bytes {
+        format!("{} of weights per GPU do not fit on the {} ({} per GPU)", gib(r.weights_bytes), r.gpu, gib(r.gpu_total_bytes))
+    } else {
+        format!("no memory left for the KV cache on the {}: weights and overheads exceed the budget by {}", r.gpu, gib(short.max(0.0)))
+    };
+    let pointer = if ctx.config_has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };
+    out.push(
+        RULE.finding(message, Target::Config(pointer.into()))
+            .label(breakdown(r))
+            .help(format!("{}; vLLM would stop with \"No available memory for the cache blocks\"", fixes.join(", or "))),
+    );
+}

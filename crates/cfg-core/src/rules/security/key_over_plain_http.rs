@@ -1,0 +1,35 @@
+use crate::diagnostic::Target;
+use crate::rules::Context;
+use crate::url::Url;
+
+declare_rule! {
+    /// # API key sent over plain HTTP to another machine
+    ///
+    /// **What:** `api_key_env` is set and `endpoint` is `http://` to a host
+    /// that is not this machine.
+    ///
+    /// **Why:** the key travels in clear text in every request's
+    /// `Authorization` header; anyone on the path can read and reuse it.
+    ///
+    /// **Example:** `"endpoint": "http://gateway.internal/v1/chat/completions"`
+    /// with `"api_key_env": "GATEWAY_API_KEY"`.
+    ///
+    /// **Fix:** use `https://` (test through the same TLS gateway as
+    /// production), or a loopback address for a direct local test.
+    pub static RULE = { code: "CFG603", name: "key-over-plain-http", severity: Warning, check }
+}
+
+fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let Some(settings) = ctx.settings else { return };
+    if settings.api_key_env.is_none() {
+        return;
+    }
+    let Some(url) = Url::parse(&settings.endpoint) else { return };
+    if url.scheme != "http" || url.is_loopback() {
+        return;
+    }
+    out.push(
+        RULE.finding(format!("the key in ${} would be sent in clear text to {}", settings.api_key_env.as_deref().unwrap_or_default(), url.host), Target::Settings("/endpoint".into()))
+            .help("use an https:// endpoint (the production gateway), or a loopback address for a local test"),
+    );
+}

@@ -1,0 +1,55 @@
+use super::{env_reference, looks_like_secret};
+use crate::diagnostic::Target;
+use crate::rules::Context;
+use crate::tree::pointer_tokens;
+
+declare_rule! {
+    /// # A literal key or secret in the file
+    ///
+    /// **What:** `server.api_key` is not an environment reference like
+    /// `${VLLM_INTERNAL_KEY}`, or any value in either file looks like a key
+    /// (`sk-...`, `hf_...`, a bearer token, a JWT, a password in a URL), or
+    /// `api_key_env` holds a key instead of a variable name.
+    ///
+    /// **Why:** these files are committed, shared and pasted into tickets; a key
+    /// in them is a leaked key. Keys come from the environment only, one per
+    /// environment (load test, canary, production), so a leak is traced and
+    /// revoked fast.
+    ///
+    /// **Example:** `api_key = "sk-live-3f9a..."`
+    ///
+    /// **Fix:** put the key in an environment variable and reference it:
+    /// `api_key = "${VLLM_INTERNAL_KEY}"` in config.toml, `"api_key_env":
+    /// "GATEWAY_API_KEY"` in settings.json. Revoke the key that was in the file.
+    pub static RULE = { code: "CFG601", name: "literal-secret", severity: Error, check }
+}
+
+fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    for (tree, in_settings) in [(ctx.config_tree, false), (ctx.settings_tree, true)] {
+        let Some(tree) = tree else { continue };
+        for (pointer, value, span) in tree.strings() {
+            let key = pointer_tokens(&pointer).last().unwrap_or_default();
+            let is_api_key = !in_settings && pointer == "/server/api_key";
+            let kind = looks_like_secret(value, &key);
+            let message = if is_api_key && env_reference(value).is_none() {
+                Some(match kind {
+                    Some(kind) => format!("server.api_key holds {kind}; it must be an environment reference"),
+                    None => "server.api_key must be an environment reference like ${VLLM_INTERNAL_KEY}, not a literal".to_string(),
+                })
+            } else if in_settings && pointer == "/api_key_env" && kind.is_some() {
+                Some("api_key_env holds a key; it must hold the NAME of the environment variable".to_string())
+            } else {
+                kind.map(|kind| format!("`{key}` looks like {kind}; keys must not be written in files"))
+            };
+            if let Some(message) = message {
+                let help = if in_settings {
+                    "put the key in an environment variable and set \"api_key_env\" to its name; revoke the exposed key"
+                } else {
+                    "put the key in an environment variable and write api_key = \"${VLLM_INTERNAL_KEY}\"; revoke the exposed key"
+                };
+                // Point at the value but never quote it back: diagnostics are logged.
+                out.push(RULE.finding(message, Target::Span { in_settings, span, pointer }).help(help));
+            }
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! JSON Schemas generated from the typed models (draft-07, which taplo and
+//! SchemaStore need), and validation of a parsed file against them with every
+//! error mapped back to the key or value it is about.
+
+use std::sync::OnceLock;
+
+use jsonschema::error::ValidationErrorKind;
+use schemars::generate::SchemaSettings;
+use schemars::JsonSchema;
+use serde_json::Value as Json;
+
+use crate::diagnostic::{Finding, Severity, Target};
+use crate::model::{BenchResult, LoadTestSettings, ServerConfig};
+use crate::tree::{join_pointer, pointer_tokens, Node};
+
+/// The three file kinds the toolkit reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    Config,
+    Settings,
+    Result,
+}
+
+impl FileKind {
+    pub const ALL: [FileKind; 3] = [FileKind::Config, FileKind::Settings, FileKind::Result];
+
+    /// File name of the committed schema under `schemas/`.
+    pub fn schema_file_name(self) -> &'static str {
+        match self {
+            FileKind::Config => "config.schema.json",
+            FileKind::Settings => "settings.schema.json",
+            FileKind::Result => "result.schema.json",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::Config => "config",
+            FileKind::Settings => "settings",
+            FileKind::Result => "result",
+        }
+    }
+}
+
+/// The schema of a file kind as pretty JSON with a trailing newline, exactly
+/// as committed under `schemas/`.
+pub fn schema_text(kind: FileKind) -> String {
+    let mut text = serde_json::to_string_pretty(schema(kind)).expect("a schema always serialises");
+    text.push('\n');
+    text
+}
+
+pub fn schema(kind: FileKind) -> &'static Json {
+    static SCHEMAS: OnceLock<[Json; 3]> = OnceLock::new();
+    let all = SCHEMAS.get_or_init(|| [generate::<ServerConfig>(), generate::<LoadTestSettings>(), generate::<BenchResult>()]);
+    &all[kind as usize]
+}
+
+fn generate<T: JsonSchema>() -> Json {
+    let schema = SchemaSettings::draft07().into_generator().into_root_schema_for::<T>();
+    let mut value = schema.to_value();
+    strip_numeric_formats(&mut value);
+    value
+}
+
+/// schemars annotates integers with `"format": "uint32"` and the like, which
+/// no validator or editor understands; strict tools (Ajv) reject them.
+fn strip_numeric_formats(value: &mut Json) {
+    match value {
+        Json::Object(map) => {
+            if map.get("format").and_then(Json::as_str).is_some_and(|f| {
+                f.starts_with("int") || f.starts_with("uint") || f == "double" || f == "float"
+            }) {
+                map.remove("format");
+            }
+            map.values_mut().for_each(strip_numeric_formats);
+        }
+        Json::Array(items) => items.iter_mut().for_each(strip_numeric_formats),
+        _ => {}
+    }
+}
+
+fn validator(kind: FileKind) -> &'static jsonschema::Validator {
+    static VALIDATORS: OnceLock<Vec<jsonschema::Validator>> = OnceLock::new();
+    let all = VALIDATORS.get_or_init(|| {
+        FileKind::ALL
+            .iter()
+            .map(|&k| jsonschema::draft7::new(schema(k)).expect("generated schemas are valid draft-07"))
+            .collect()
+    });
+    &all[kind as usize]
+}
+
+/// Rule codes of schema violations. They are registered rules like any other
+/// (see `rules::schema`), so `cfg-lint explain CFG002` works for them too.
+pub mod codes {
+    pub const SYNTAX: (&str, &str) = ("CFG001", "syntax-error");
+    pub const UNKNOWN_KEY: (&str, &str) = ("CFG002", "unknown-key");
+    pub const MISSING_KEY: (&str, &str) = ("CFG003", "missing-key");
+    pub const WRONG_TYPE: (&str, &str) = ("CFG004", "wrong-type");
+    pub const OUT_OF_RANGE: (&str, &str) = ("CFG005", "out-of-range");
+    pub const INVALID_VALUE: (&str, &str) = ("CFG006", "invalid-value");
+}
+
+/// Validates `root` against the schema of `kind`; one finding per problem.
+pub fn validate(kind: FileKind, root: &Node) -> Vec<Finding> {
+    let instance = root.to_json();
+    let schema = schema(kind);
+    let in_settings = kind != FileKind::Config;
+    let mut findings: Vec<Finding> = Vec::new();
+    for error in validator(kind).iter_errors(&instance) {
+        let pointer = error.instance_path().as_str().to_string();
+        let found = finding_for(error.kind(), &pointer, error.instance(), schema, root, in_settings);
+        if !findings.iter().any(|f| f.target == found.target && f.code == found.code) {
+            findings.push(found);
+        }
+    }
+    findings
+}
+
+fn target(in_settings: bool, pointer: String, key: bool) -> Target {
+    match (in_settings, key) {
+        (false, false) => Target::Config(pointer),
+        (false, true) => Target::ConfigKey(pointer),
+        (true, false) => Target::Settings(pointer),
+        (true, true) => Target::SettingsKey(pointer),
+    }
+}
+
+fn describe(value: &Json) -> String {
+    match value {
+        Json::String(s) => format!("\"{s}\""),
+        Json::Object(_) => "a table".into(),
+        Json::Array(_) => "an array".into(),
+        other => other.to_string(),
+    }
+}
+
+fn finding_for(kind: &ValidationErrorKind, pointer: &str, instance: &Json, schema: &Json, root: &Node, in_settings: bool) -> Finding {
+    use codes::*;
+    let sub = schema_at(schema, pointer);
+    let key_name = pointer_tokens(pointer).last().unwrap_or_else(|| "file".into());
+    let doc = sub.and_then(|s| s.get("description")).and_then(Json::as_str).map(first_sentence);
+    let make = |(code, rule): (&'static str, &'static str), message: String, key: bool| {
+        Finding::new(code, rule, Severity::Error, message, target(in_settings, pointer.to_string(), key))
+    };
+    match kind {
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let name = unexpected.first().cloned().unwrap_or_default();
+            let known = property_names(sub);
+            let at = join_pointer(&pointer_tokens(pointer).chain(std::iter::once(name.clone())).collect::<Vec<_>>());
+            let mut f = Finding::new(UNKNOWN_KEY.0, UNKNOWN_KEY.1, Severity::Error, format!("unknown key `{name}` in {}", section_name(pointer)), target(in_settings, at, true));
+            f = match nearest(&name, &known) {
+                Some(best) => f.help(format!("did you mean `{best}`?")).label(format!("did you mean `{best}`?")),
+                None => f.help(format!("valid keys here: {}", known.join(", "))),
+            };
+            if let Some(moved) = known_elsewhere(&name, schema, pointer) {
+                f = f.help(format!("`{name}` belongs in {moved}, not in {}", section_name(pointer)));
+            }
+            f
+        }
+        ValidationErrorKind::Required { property } => {
+            let name = property.as_str().unwrap_or_default();
+            let prop_doc = sub
+                .and_then(|s| s.get("properties"))
+                .and_then(|p| p.get(name))
+                .map(|p| resolve(schema, p))
+                .and_then(|p| p.get("description"))
+                .and_then(Json::as_str)
+                .map(first_sentence);
+            let mut f = make(MISSING_KEY, format!("missing required key `{name}` in {}", section_name(pointer)), false);
+            f = f.help(match prop_doc {
+                Some(d) => format!("add `{name}`: {d}"),
+                None => format!("add `{name}`"),
+            });
+            let _ = root;
+            f
+        }
+        ValidationErrorKind::Type { kind } => {
+            let expected = format!("{kind:?}").to_lowercase().replace("single(", "").replace("multiple(", "").replace(')', "");
+            let expected = expected_type(sub).unwrap_or(expected);
+            let mut f = make(WRONG_TYPE, format!("`{key_name}` must be {expected}, found {}", describe(instance)), false);
+            if let Some(d) = doc {
+                f = f.help(d);
+            }
+            f
+        }
+        ValidationErrorKind::Enum { .. } | ValidationErrorKind::OneOfNotValid { .. } | ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::Constant { .. } => {
+            let options = enum_values(schema, sub);
+            if options.is_empty() {
+                // An untagged union such as served_model_name: say what shapes fit.
+                let mut f = make(WRONG_TYPE, format!("`{key_name}` has the wrong shape: {}", describe(instance)), false);
+                if let Some(d) = doc {
+                    f = f.help(d);
+                }
+                return f;
+            }
+            let given = instance.as_str().map(str::to_string).unwrap_or_else(|| describe(instance));
+            let owner = crate::rules::enum_owner(pointer).unwrap_or(INVALID_VALUE);
+            let mut message = format!("`{given}` is not a valid {key_name}");
+            if let Some(note) = crate::rules::enum_note(pointer, &given) {
+                message = format!("{message}: {note}");
+            }
+            let mut f = make(owner, message, false);
+            f = match crate::rules::enum_alias(&given).filter(|a| options.iter().any(|o| o == a)).or_else(|| nearest(&given, &options)) {
+                Some(best) => f.help(format!("did you mean `{best}`? Valid values: {}", options.join(", "))).label(format!("did you mean `{best}`?")),
+                None => f.help(format!("valid values: {}", options.join(", "))),
+            };
+            f
+        }
+        ValidationErrorKind::Minimum { limit } | ValidationErrorKind::ExclusiveMinimum { limit } => {
+            let strict = matches!(kind, ValidationErrorKind::ExclusiveMinimum { .. });
+            range_finding(make(OUT_OF_RANGE, format!("`{key_name}` is {}, must be {} {limit}", describe(instance), if strict { ">" } else { ">=" }), false), doc)
+        }
+        ValidationErrorKind::Maximum { limit } | ValidationErrorKind::ExclusiveMaximum { limit } => {
+            let strict = matches!(kind, ValidationErrorKind::ExclusiveMaximum { .. });
+            range_finding(make(OUT_OF_RANGE, format!("`{key_name}` is {}, must be {} {limit}", describe(instance), if strict { "<" } else { "<=" }), false), doc)
+        }
+        ValidationErrorKind::MinLength { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` must have at least {limit} character(s)"), false), doc),
+        ValidationErrorKind::MaxLength { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` is longer than {limit} characters"), false), doc),
+        ValidationErrorKind::MinItems { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` needs at least {limit} item(s)"), false), doc),
+        ValidationErrorKind::MaxItems { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` has more than {limit} items"), false), doc),
+        ValidationErrorKind::MinProperties { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` needs at least {limit} entr{}", if *limit == 1 { "y" } else { "ies" }), false), doc),
+        ValidationErrorKind::MaxProperties { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` has more than {limit} entries"), false), doc),
+        ValidationErrorKind::Pattern { pattern } => {
+            let message = format!("`{key_name}` value {} does not match the expected form `{pattern}`", describe(instance));
+            range_finding(make(INVALID_VALUE, message, false), doc)
+        }
+        other => {
+            let message = format!("`{key_name}` is invalid: {}", describe(instance));
+            let _ = other;
+            range_finding(make(INVALID_VALUE, message, false), doc)
+        }
+    }
+}
+
+fn range_finding(f: Finding, doc: Option<String>) -> Finding {
+    match doc {
+        Some(d) => f.help(d),
+        None => f,
+    }
+}
+
+fn section_name(pointer: &str) -> String {
+    if pointer.is_empty() {
+        "the top level".into()
+    } else {
+        let path: Vec<String> = pointer_tokens(pointer).collect();
+        format!("`{}`", path.join("."))
+    }
+}
+
+/// First sentence of a description, for help lines.
+fn first_sentence(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.find(". ") {
+        Some(i) => flat[..=i].to_string(),
+        None => flat,
+    }
+}
+
+fn resolve<'a>(root: &'a Json, mut node: &'a Json) -> &'a Json {
+    for _ in 0..16 {
+        let next = node
+            .get("$ref")
+            .and_then(Json::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+            .and_then(|p| root.pointer(p))
+            .or_else(|| node.get("allOf").and_then(|a| a.get(0)).filter(|_| node.get("properties").is_none()))
+            .or_else(|| {
+                // Option<T> becomes anyOf [T, null]: look through to T.
+                node.get("anyOf").and_then(Json::as_array).and_then(|alts| {
+                    let non_null: Vec<&Json> = alts.iter().filter(|a| a.get("type") != Some(&Json::from("null"))).collect();
+                    (non_null.len() == 1).then(|| non_null[0])
+                })
+            });
+        match next {
+            Some(n) => node = n,
+            None => break,
+        }
+    }
+    node
+}
+
+/// The subschema describing the value at an instance pointer.
+fn schema_at<'a>(root: &'a Json, pointer: &str) -> Option<&'a Json> {
+    let mut node = resolve(root, root);
+    for token in pointer_tokens(pointer) {
+        let next = node
+            .get("properties")
+            .and_then(|p| p.get(&token))
+            .or_else(|| node.get("additionalProperties").filter(|a| a.is_object()))
+            .or_else(|| node.get("items"))?;
+        node = resolve(root, next);
+    }
+    Some(node)
+}
+
+fn property_names(schema: Option<&Json>) -> Vec<String> {
+    schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Json::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn expected_type(schema: Option<&Json>) -> Option<String> {
+    let t = schema?.get("type")?;
+    let names: Vec<&str> = match t {
+        Json::String(s) => vec![s.as_str()],
+        Json::Array(a) => a.iter().filter_map(Json::as_str).filter(|s| *s != "null").collect(),
+        _ => return None,
+    };
+    let words: Vec<&str> = names
+        .iter()
+        .map(|n| match *n {
+            "integer" => "an integer",
+            "number" => "a number",
+            "string" => "a string",
+            "boolean" => "true or false",
+            "object" => "a table",
+            "array" => "an array",
+            _ => "valid",
+        })
+        .collect();
+    Some(words.join(" or "))
+}
+
+fn enum_values(root: &Json, schema: Option<&Json>) -> Vec<String> {
+    let Some(schema) = schema else { return Vec::new() };
+    let schema = resolve(root, schema);
+    if let Some(values) = schema.get("enum").and_then(Json::as_array) {
+        return values.iter().filter_map(Json::as_str).map(str::to_string).collect();
+    }
+    schema
+        .get("oneOf")
+        .and_then(Json::as_array)
+        .map(|alts| {
+            alts.iter()
+                .flat_map(|a| {
+                    a.get("const").and_then(Json::as_str).map(|s| vec![s.to_string()]).unwrap_or_else(|| {
+                        a.get("enum").and_then(Json::as_array).map(|e| e.iter().filter_map(Json::as_str).map(str::to_string).collect()).unwrap_or_default()
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// If an unknown key is a valid key of another section, name that section
+/// (`max_num_seqs` written under `[model]` belongs in `[batching]`).
+fn known_elsewhere(name: &str, root: &Json, pointer: &str) -> Option<String> {
+    if !pointer.is_empty() {
+        return None;
+    }
+    let top = resolve(root, root);
+    let props = top.get("properties")?.as_object()?;
+    props.iter().find_map(|(section, sub)| {
+        let sub = resolve(root, sub);
+        sub.get("properties")?.get(name)?;
+        Some(format!("`[{section}]`"))
+    })
+}
+
+/// The closest candidate by edit distance, if it is close enough to be a typo.
+pub fn nearest(word: &str, candidates: &[String]) -> Option<String> {
+    let lower = word.to_lowercase();
+    candidates
+        .iter()
+        .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= (c.len().max(word.len()) / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.clone())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_are_draft07_and_describe_every_property() {
+        for kind in FileKind::ALL {
+            let s = schema(kind);
+            assert_eq!(s["$schema"], "http://json-schema.org/draft-07/schema#");
+            assert!(!schema_text(kind).contains("\"format\": \"uint"), "{kind:?}");
+        }
+        fn walk(root: &Json, node: &Json, at: &str) {
+            if let Some(props) = node.get("properties").and_then(Json::as_object) {
+                for (name, p) in props {
+                    let has_doc = p.get("description").is_some() || resolve(root, p).get("description").is_some();
+                    assert!(has_doc, "{at}/{name} has no description");
+                    walk(root, resolve(root, p), &format!("{at}/{name}"));
+                }
+            }
+        }
+        walk(schema(FileKind::Config), resolve(schema(FileKind::Config), schema(FileKind::Config)), "");
+        walk(schema(FileKind::Settings), schema(FileKind::Settings), "");
+    }
+
+    #[test]
+    fn typo_suggestions() {
+        let c = vec!["max_num_seqs".to_string(), "max_num_batched_tokens".to_string()];
+        assert_eq!(nearest("max_num_seq", &c).as_deref(), Some("max_num_seqs"));
+        assert_eq!(nearest("banana", &c), None);
+    }
+}

@@ -1,0 +1,61 @@
+//! A file's text with its line index, so byte offsets turn into 1-based
+//! line/column pairs without rescanning.
+
+use crate::diagnostic::LineCol;
+
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        SourceFile { name: name.into(), text, line_starts }
+    }
+
+    /// 1-based line and column of a byte offset (clamped into the file and onto
+    /// a character boundary, so any offset is safe).
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
+        let start = self.line_starts[line];
+        LineCol { line: line + 1, column: self.text[start..offset].chars().count() + 1 }
+    }
+
+    /// The text of a 1-based line, without its line break.
+    pub fn line_text(&self, line: usize) -> &str {
+        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else { return "" };
+        let end = self.line_starts.get(line).copied().unwrap_or(self.text.len());
+        self.text[start..end].trim_end_matches(['\n', '\r'])
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters_from_one() {
+        let f = SourceFile::new("x", "ab\nçd\n");
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
+        assert_eq!(f.line_col(5), LineCol { line: 2, column: 2 });
+        assert_eq!(f.line_col(4), LineCol { line: 2, column: 1 }, "inside a multibyte char");
+        assert_eq!(f.line_col(999), LineCol { line: 3, column: 1 });
+        assert_eq!(f.line_text(2), "çd");
+        assert_eq!(f.line_text(9), "");
+    }
+}
