@@ -33,7 +33,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
             continue;
         }
         let what = if class.input_tokens >= mml {
-            "vLLM rejects every one of these requests with HTTP 400 (the prompt alone is too long)".to_string()
+            "the prompt alone fills the context: vLLM rejects every one of these requests with HTTP 400".to_string()
         } else {
             format!("vLLM clamps their output to {} tokens, so the class is not tested as written", mml - class.input_tokens)
         };

@@ -1,0 +1,112 @@
+//! `cfg-lint memory`: the per-GPU breakdown as a table and a bar, or JSON.
+
+use std::path::Path;
+
+use cfg_core::catalog::{GPUS, MODELS};
+use cfg_core::memory::{gib, MemoryReport, Missing, GIB};
+
+use crate::{human, lint_paths, Format, Io};
+
+pub fn run(config: Option<&Path>, model_config: Option<&Path>, format: Format, list_gpus: bool, list_models: bool, io: &mut Io<'_>) -> Result<u8, String> {
+    if list_gpus {
+        let _ = writeln!(io.out, "{:<14} {:>8} {:>6} {:>10} {:>12}  aliases", "GPU", "memory", "cc", "GB/s", "bf16 TFLOP/s");
+        for g in GPUS {
+            let cc = g.compute_capability.map_or("-".to_string(), |(a, b)| format!("{a}.{b}"));
+            let _ = writeln!(io.out, "{:<14} {:>5} GiB {:>6} {:>10} {:>12}  {}", g.name, g.memory_gib, cc, g.memory_bandwidth_gbps, g.bf16_dense_tflops, g.aliases.join(", "));
+        }
+        return Ok(0);
+    }
+    if list_models {
+        let _ = writeln!(io.out, "{:<48} {:>9} {:>6} {:>5} {:>4} {:>8}", "model", "params", "layers", "heads", "kv", "max len");
+        for m in MODELS {
+            let a = &m.arch;
+            let _ = writeln!(io.out, "{:<48} {:>8.1}B {:>6} {:>5} {:>4} {:>8}", m.id, a.num_parameters as f64 / 1e9, a.num_hidden_layers, a.num_attention_heads, a.num_key_value_heads, a.max_position_embeddings);
+        }
+        return Ok(0);
+    }
+    let config = config.ok_or("name a config.toml (or use --list-gpus / --list-models)")?;
+    let (inputs, report) = lint_paths(&[config.to_path_buf()], model_config)?;
+    let Some(cfg) = &report.config else {
+        let styles = human::Styles::new(io.color);
+        for d in report.diagnostics.iter().filter(|d| d.severity == cfg_core::Severity::Error) {
+            let _ = write!(io.err, "{}", human::render(d, inputs.first().map(|i| &i.source), &styles));
+        }
+        return Err(format!("{} has errors; fix them first", config.display()));
+    };
+    let memory = report.memory.clone().ok_or_else(|| {
+        let mut c = cfg.clone();
+        if let Some(path) = model_config {
+            if let Ok(text) = std::fs::read_to_string(path) {
+                if let Ok(a) = cfg_core::hf::architecture_from_config_json(&text) {
+                    cfg_core::lint::merge_architecture(&mut c, &a);
+                }
+            }
+        }
+        match cfg_core::memory::estimate(&c) {
+            Err(Missing::Gpu) => "no GPU named: add [hardware] gpu = \"...\" (see --list-gpus) or memory_gib".to_string(),
+            Err(Missing::Architecture(f)) => format!("the model's `{f}` is unknown: add it under [model.architecture] or pass --model-config config.json"),
+            Ok(_) => "memory could not be estimated".to_string(),
+        }
+    })?;
+    if format == Format::Json {
+        let _ = writeln!(io.out, "{:#}", serde_json::to_value(&memory).map_err(|e| e.to_string())?);
+        return Ok(0);
+    }
+    let _ = write!(io.out, "{}", table(&memory));
+    let fits = memory.fits();
+    let _ = writeln!(io.out, "\n{}", if fits { "fits: yes".to_string() } else { "fits: NO (run `cfg-lint check` for the fix)".to_string() });
+    Ok(u8::from(!fits))
+}
+
+/// The breakdown table plus a 50-column bar of the GPU's memory.
+pub fn table(r: &MemoryReport) -> String {
+    let mut out = String::new();
+    let pct = |b: f64| 100.0 * b / r.gpu_total_bytes;
+    out.push_str(&format!(
+        "per GPU: {} ({}), tensor x pipeline = {} x {}, dtype {}, KV cache {}, {:.3} B/param\n\n",
+        r.gpu,
+        gib(r.gpu_total_bytes),
+        r.tensor_parallel_size,
+        r.pipeline_parallel_size,
+        r.dtype,
+        r.kv_cache_dtype,
+        r.weight_bytes_per_param
+    ));
+    let rows = [
+        ("weights", r.weights_bytes, 'W'),
+        ("activations (peak, est.)", r.activation_bytes, 'A'),
+        ("non-torch (est.)", r.non_torch_bytes, 'N'),
+        ("CUDA graphs (est.)", r.cuda_graph_bytes, 'G'),
+        ("KV cache", r.kv_cache_bytes.max(0.0), 'K'),
+        ("unused (above utilization)", r.unused_bytes, '.'),
+    ];
+    for (name, bytes, mark) in rows {
+        out.push_str(&format!("  {mark} {name:<28} {:>11} {:>6.1}%\n", gib(bytes), pct(bytes)));
+    }
+    out.push_str(&format!("    {:<28} {:>11} {:>6.1}%  (gpu_memory_utilization {})\n", "budget", gib(r.budget_bytes), pct(r.budget_bytes), r.gpu_memory_utilization));
+    let mut bar = String::new();
+    let width = 50.0;
+    let mut used = 0usize;
+    for (_, bytes, mark) in rows {
+        let n = ((bytes.max(0.0) / r.gpu_total_bytes) * width).round() as usize;
+        let n = n.min(50 - used.min(50));
+        used += n;
+        bar.extend(std::iter::repeat_n(mark, n));
+    }
+    out.push_str(&format!("\n  [{bar:<50}]\n"));
+    if r.kv_cache_bytes <= 0.0 {
+        out.push_str(&format!("\n  over budget by {}\n", gib(-r.kv_cache_bytes)));
+    }
+    out.push_str(&format!(
+        "\n  KV cache: {:.0} bytes/token, {} blocks of 16 = {} tokens\n  max concurrency at max_model_len {}: {:.2}x (one request needs {})\n  largest max_model_len that fits: {}\n",
+        r.kv_bytes_per_token,
+        r.num_gpu_blocks,
+        r.kv_capacity_tokens,
+        r.max_model_len,
+        r.max_concurrency,
+        gib(r.max_len_request_bytes),
+        r.largest_fitting_max_model_len
+    ));
+    let _ = GIB;
+    out
+}
