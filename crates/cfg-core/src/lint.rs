@@ -33,8 +33,10 @@ pub fn detect_kind(name: &str, text: &str) -> Option<FileKind> {
         return Some(FileKind::Config);
     }
     if lower.ends_with(".json") || text.trim_start().starts_with('{') {
-        let looks_like_result = text.contains("\"ttft_ms\"") && !text.contains("\"request_distribution\"");
-        return Some(if looks_like_result || lower.contains("result") { FileKind::Result } else { FileKind::Settings });
+        // A result may embed its settings; only its own top-level keys count.
+        let top_level_ttft = crate::parse::parse_json(text).ok().is_some_and(|root| root.get("ttft_ms").is_some());
+        let is_result = top_level_ttft || (lower.contains("result") && !text.contains("\"request_distribution\""));
+        return Some(if is_result { FileKind::Result } else { FileKind::Settings });
     }
     if text.lines().any(|l| l.trim_start().starts_with('[')) {
         return Some(FileKind::Config);

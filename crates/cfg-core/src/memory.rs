@@ -209,6 +209,18 @@ pub fn estimate_with(config: &ServerConfig, gpu: &Gpu, arch: &Arch) -> Result<Me
     })
 }
 
+/// How to reach a fitting tensor-parallel size: within the node's GPUs if
+/// possible, else with how many GPUs it would take.
+pub fn tensor_parallel_advice(config: &ServerConfig, gpu: &Gpu, arch: &Arch) -> Option<String> {
+    let node = config.hardware.as_ref().and_then(|h| h.gpu_count);
+    if let Some(tp) = smallest_fitting_tp(config, gpu, arch, node.unwrap_or(16)) {
+        return Some(format!("set tensor_parallel_size = {tp}"));
+    }
+    let tp = smallest_fitting_tp(config, gpu, arch, 16)?;
+    let n = tp * config.pipeline_parallel_size();
+    Some(format!("use {n} GPUs with tensor_parallel_size = {tp} (this node has {})", node.unwrap_or(1)))
+}
+
 /// The smallest tensor-parallel size (dividing the attention heads, within the
 /// GPUs available) at which the model fits with the same settings.
 pub fn smallest_fitting_tp(config: &ServerConfig, gpu: &Gpu, arch: &Arch, max_gpus: u32) -> Option<u32> {
@@ -237,4 +249,85 @@ pub fn quantization_suggestion(gpu: &Gpu) -> Quantization {
 
 pub fn gib(bytes: f64) -> String {
     format!("{:.2} GiB", bytes / GIB)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expected figures computed by hand from the formulas above (the
+    //! arithmetic is in the comments) for three models of different shapes.
+    use super::*;
+
+    fn config(text: &str) -> ServerConfig {
+        toml::from_str(text).unwrap()
+    }
+
+    fn close(actual: f64, expected: f64) {
+        assert!((actual - expected).abs() < 1.0, "{actual} != {expected}");
+    }
+
+    #[test]
+    fn llama_8b_bf16_on_one_h100() {
+        let r = estimate(&config(
+            "[model]\nname = \"meta-llama/Llama-3.1-8B-Instruct\"\nmax_model_len = 8192\ngpu_memory_utilization = 0.9\n\
+             [batching]\nmax_num_seqs = 256\nmax_num_batched_tokens = 8192\n[hardware]\ngpu = \"H100-80GB\"\n",
+        ))
+        .unwrap();
+        close(r.budget_bytes, 77_309_411_328.0); // ceil(80 GiB x 0.9)
+        close(r.weights_bytes, 16_060_522_496.0); // 8,030,261,248 params x 2 B
+        // 8192 x (4x4096 + 3x14336) x 2 B + 256 x 128256 x 8 B + 0.25 GiB
+        close(r.activation_bytes, 1_504_182_272.0);
+        close(r.cuda_graph_bytes, 0.8 * GIB); // capture min(2x256, 512) = 512
+        assert_eq!(r.kv_bytes_per_token, 131_072.0); // 32 layers x 2 x 8 heads x 128 x 2 B
+        // (77,309,411,328 - 16,060,522,496 - 1,504,182,272 - 0.27 GiB - 0.8 GiB) / (16 x 131,072) - 1
+        assert_eq!(r.num_gpu_blocks, 27_939);
+        assert_eq!(r.kv_capacity_tokens, 447_024);
+        assert!((r.max_concurrency - 54.568).abs() < 0.01); // 27,939 / (8192 / 16)
+        assert!(r.fits());
+    }
+
+    #[test]
+    fn llama_70b_bf16_over_four_h100() {
+        let r = estimate(&config(
+            "[model]\nname = \"meta-llama/Llama-3.1-70B-Instruct\"\nmax_model_len = 32768\ngpu_memory_utilization = 0.9\n\
+             [batching]\nmax_num_seqs = 256\nmax_num_batched_tokens = 8192\n[parallel]\ntensor_parallel_size = 4\n\
+             [hardware]\ngpu = \"H100-80GB\"\ngpu_count = 4\n",
+        ))
+        .unwrap();
+        close(r.weights_bytes, 35_276_853_248.0); // 70,553,706,496 x 2 B / 4
+        // 8192 x (4x8192 + 3x28672/4) x 2 B + 256 x 128256 x 8 B + 0.25 GiB
+        close(r.activation_bytes, 1_420_296_192.0);
+        close(r.non_torch_bytes, 2.10 * GIB); // NCCL with tensor parallelism
+        assert_eq!(r.kv_bytes_per_token, 81_920.0); // 80 layers x 2 x (8/4) heads x 128 x 2 B
+        assert_eq!(r.num_gpu_blocks, 28_608);
+        assert!((r.max_concurrency - 13.969).abs() < 0.01); // 28,608 / 2048 blocks
+        // The same model on one GPU does not fit at all.
+        let one = estimate(&config("[model]\nname = \"meta-llama/Llama-3.1-70B-Instruct\"\n[hardware]\ngpu = \"H100-80GB\"\n")).unwrap();
+        assert!(!one.fits() && one.weights_bytes > one.gpu_total_bytes);
+    }
+
+    #[test]
+    fn deepseek_v3_native_fp8_mla_over_eight_h200() {
+        let r = estimate(&config(
+            "[model]\nname = \"deepseek-ai/DeepSeek-V3\"\nmax_model_len = 32768\ngpu_memory_utilization = 0.9\n\
+             [batching]\nmax_num_seqs = 128\nmax_num_batched_tokens = 8192\n[parallel]\ntensor_parallel_size = 8\n\
+             [hardware]\ngpu = \"H200\"\ngpu_count = 8\n",
+        ))
+        .unwrap();
+        assert_eq!(r.weight_bytes_per_param, 1.0); // the checkpoint ships fp8
+        close(r.weights_bytes, 83_878_302_400.0); // 671,026,419,200 x 1 B / 8
+        // MLA: (kv_lora_rank 512 + rope 64) x 2 B per layer, not divided by TP, x 61 layers
+        assert_eq!(r.kv_bytes_per_token, 70_272.0);
+        assert_eq!(r.num_gpu_blocks, 43_316);
+        assert_eq!(r.kv_capacity_tokens, 693_056);
+    }
+
+    #[test]
+    fn fp8_kv_cache_halves_bytes_per_token() {
+        let base = "[model]\nname = \"meta-llama/Llama-3.1-8B-Instruct\"\n[hardware]\ngpu = \"L4\"\n";
+        let a = estimate(&config(base)).unwrap();
+        let b = estimate(&config(&base.replace("[hardware]", "kv_cache_dtype = \"fp8\"\n[hardware]"))).unwrap();
+        assert_eq!(a.kv_bytes_per_token, 2.0 * b.kv_bytes_per_token);
+        assert_eq!(estimate(&config("[model]\nname = \"x\"\n")), Err(Missing::Gpu));
+        assert_eq!(estimate(&config("[model]\nname = \"x\"\n[hardware]\ngpu = \"L4\"\n")), Err(Missing::Architecture("num_parameters")));
+    }
 }

@@ -52,7 +52,14 @@ pub fn schema_text(kind: FileKind) -> String {
 
 pub fn schema(kind: FileKind) -> &'static Json {
     static SCHEMAS: OnceLock<[Json; 3]> = OnceLock::new();
-    let all = SCHEMAS.get_or_init(|| [generate::<ServerConfig>(), generate::<LoadTestSettings>(), generate::<BenchResult>()]);
+    let all = SCHEMAS.get_or_init(|| {
+        let mut config = generate::<ServerConfig>();
+        let mut settings = generate::<LoadTestSettings>();
+        // An absent key is how these files say "default"; null is never meant.
+        drop_null(&mut config);
+        drop_null(&mut settings);
+        [config, settings, generate::<BenchResult>()]
+    });
     &all[kind as usize]
 }
 
@@ -61,6 +68,40 @@ fn generate<T: JsonSchema>() -> Json {
     let mut value = schema.to_value();
     strip_numeric_formats(&mut value);
     value
+}
+
+/// Optional fields come out as `anyOf: [T, null]` or `type: [T, "null"]`;
+/// TOML has no null and a JSON null would only hide a mistake, so accept T.
+fn drop_null(value: &mut Json) {
+    match value {
+        Json::Object(map) => {
+            if let Some(Json::Array(types)) = map.get_mut("type") {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    let only = types.remove(0);
+                    map.insert("type".into(), only);
+                }
+            }
+            let alternatives = map.get("anyOf").and_then(Json::as_array).cloned();
+            if let Some(alts) = alternatives {
+                let rest: Vec<Json> = alts.into_iter().filter(|a| a.get("type").and_then(Json::as_str) != Some("null")).collect();
+                if rest.len() == 1 {
+                    map.remove("anyOf");
+                    let only = rest.into_iter().next().unwrap_or_default();
+                    if only.get("$ref").is_some() {
+                        map.insert("allOf".into(), Json::Array(vec![only]));
+                    } else if let Json::Object(inner) = only {
+                        for (k, v) in inner {
+                            map.entry(k).or_insert(v);
+                        }
+                    }
+                }
+            }
+            map.values_mut().for_each(drop_null);
+        }
+        Json::Array(items) => items.iter_mut().for_each(drop_null),
+        _ => {}
+    }
 }
 
 /// schemars annotates integers with `"format": "uint32"` and the like, which
@@ -110,9 +151,17 @@ pub fn validate(kind: FileKind, root: &Node) -> Vec<Finding> {
     let mut findings: Vec<Finding> = Vec::new();
     for error in validator(kind).iter_errors(&instance) {
         let pointer = error.instance_path().as_str().to_string();
-        let found = finding_for(error.kind(), &pointer, error.instance(), schema, root, in_settings);
-        if !findings.iter().any(|f| f.target == found.target && f.code == found.code) {
-            findings.push(found);
+        let found: Vec<Finding> = match error.kind() {
+            // One finding per unknown key, each pointing at its own key.
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                unexpected.iter().map(|name| unknown_key(name, &pointer, schema, in_settings)).collect()
+            }
+            kind => vec![finding_for(kind, &pointer, error.instance(), schema, in_settings)],
+        };
+        for f in found {
+            if !findings.iter().any(|g| g.target == f.target && g.code == f.code && g.message == f.message) {
+                findings.push(f);
+            }
         }
     }
     findings
@@ -127,16 +176,18 @@ fn target(in_settings: bool, pointer: String, key: bool) -> Target {
     }
 }
 
-fn describe(value: &Json) -> String {
+fn describe(value: &Json, in_settings: bool) -> String {
     match value {
+        Json::String(s) if crate::rules::security::looks_like_secret(s, "").is_some() => "a value that looks like a key (not shown)".into(),
         Json::String(s) => format!("\"{s}\""),
+        Json::Object(_) if in_settings => "an object".into(),
         Json::Object(_) => "a table".into(),
         Json::Array(_) => "an array".into(),
         other => other.to_string(),
     }
 }
 
-fn finding_for(kind: &ValidationErrorKind, pointer: &str, instance: &Json, schema: &Json, root: &Node, in_settings: bool) -> Finding {
+fn finding_for(kind: &ValidationErrorKind, pointer: &str, instance: &Json, schema: &Json, in_settings: bool) -> Finding {
     use codes::*;
     let sub = schema_at(schema, pointer);
     let key_name = pointer_tokens(pointer).last().unwrap_or_else(|| "file".into());
@@ -146,40 +197,27 @@ fn finding_for(kind: &ValidationErrorKind, pointer: &str, instance: &Json, schem
     };
     match kind {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            let name = unexpected.first().cloned().unwrap_or_default();
-            let known = property_names(sub);
-            let at = join_pointer(&pointer_tokens(pointer).chain(std::iter::once(name.clone())).collect::<Vec<_>>());
-            let mut f = Finding::new(UNKNOWN_KEY.0, UNKNOWN_KEY.1, Severity::Error, format!("unknown key `{name}` in {}", section_name(pointer)), target(in_settings, at, true));
-            f = match nearest(&name, &known) {
-                Some(best) => f.help(format!("did you mean `{best}`?")).label(format!("did you mean `{best}`?")),
-                None => f.help(format!("valid keys here: {}", known.join(", "))),
-            };
-            if let Some(moved) = known_elsewhere(&name, schema, pointer) {
-                f = f.help(format!("`{name}` belongs in {moved}, not in {}", section_name(pointer)));
-            }
-            f
+            unknown_key(unexpected.first().map_or("", String::as_str), pointer, schema, in_settings)
         }
         ValidationErrorKind::Required { property } => {
             let name = property.as_str().unwrap_or_default();
             let prop_doc = sub
                 .and_then(|s| s.get("properties"))
                 .and_then(|p| p.get(name))
-                .map(|p| resolve(schema, p))
-                .and_then(|p| p.get("description"))
+                .and_then(|p| p.get("description").or_else(|| resolve(schema, p).get("description")))
                 .and_then(Json::as_str)
                 .map(first_sentence);
-            let mut f = make(MISSING_KEY, format!("missing required key `{name}` in {}", section_name(pointer)), false);
+            let mut f = make(MISSING_KEY, format!("missing required key `{name}` in {}", section_name(pointer, in_settings)), false);
             f = f.help(match prop_doc {
                 Some(d) => format!("add `{name}`: {d}"),
                 None => format!("add `{name}`"),
             });
-            let _ = root;
             f
         }
         ValidationErrorKind::Type { kind } => {
             let expected = format!("{kind:?}").to_lowercase().replace("single(", "").replace("multiple(", "").replace(')', "");
-            let expected = expected_type(sub).unwrap_or(expected);
-            let mut f = make(WRONG_TYPE, format!("`{key_name}` must be {expected}, found {}", describe(instance)), false);
+            let expected = expected_type(sub, in_settings).unwrap_or(expected);
+            let mut f = make(WRONG_TYPE, format!("`{key_name}` must be {expected}, found {}", describe(instance, in_settings)), false);
             if let Some(d) = doc {
                 f = f.help(d);
             }
@@ -189,13 +227,13 @@ fn finding_for(kind: &ValidationErrorKind, pointer: &str, instance: &Json, schem
             let options = enum_values(schema, sub);
             if options.is_empty() {
                 // An untagged union such as served_model_name: say what shapes fit.
-                let mut f = make(WRONG_TYPE, format!("`{key_name}` has the wrong shape: {}", describe(instance)), false);
+                let mut f = make(WRONG_TYPE, format!("`{key_name}` has the wrong shape: {}", describe(instance, in_settings)), false);
                 if let Some(d) = doc {
                     f = f.help(d);
                 }
                 return f;
             }
-            let given = instance.as_str().map(str::to_string).unwrap_or_else(|| describe(instance));
+            let given = instance.as_str().map(str::to_string).unwrap_or_else(|| describe(instance, in_settings));
             let owner = crate::rules::enum_owner(pointer).unwrap_or(INVALID_VALUE);
             let mut message = format!("`{given}` is not a valid {key_name}");
             if let Some(note) = crate::rules::enum_note(pointer, &given) {
@@ -210,11 +248,11 @@ fn finding_for(kind: &ValidationErrorKind, pointer: &str, instance: &Json, schem
         }
         ValidationErrorKind::Minimum { limit } | ValidationErrorKind::ExclusiveMinimum { limit } => {
             let strict = matches!(kind, ValidationErrorKind::ExclusiveMinimum { .. });
-            range_finding(make(OUT_OF_RANGE, format!("`{key_name}` is {}, must be {} {limit}", describe(instance), if strict { ">" } else { ">=" }), false), doc)
+            range_finding(make(OUT_OF_RANGE, format!("`{key_name}` is {}, must be {} {limit}", describe(instance, in_settings), if strict { ">" } else { ">=" }), false), doc)
         }
         ValidationErrorKind::Maximum { limit } | ValidationErrorKind::ExclusiveMaximum { limit } => {
             let strict = matches!(kind, ValidationErrorKind::ExclusiveMaximum { .. });
-            range_finding(make(OUT_OF_RANGE, format!("`{key_name}` is {}, must be {} {limit}", describe(instance), if strict { "<" } else { "<=" }), false), doc)
+            range_finding(make(OUT_OF_RANGE, format!("`{key_name}` is {}, must be {} {limit}", describe(instance, in_settings), if strict { "<" } else { "<=" }), false), doc)
         }
         ValidationErrorKind::MinLength { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` must have at least {limit} character(s)"), false), doc),
         ValidationErrorKind::MaxLength { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` is longer than {limit} characters"), false), doc),
@@ -222,16 +260,44 @@ fn finding_for(kind: &ValidationErrorKind, pointer: &str, instance: &Json, schem
         ValidationErrorKind::MaxItems { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` has more than {limit} items"), false), doc),
         ValidationErrorKind::MinProperties { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` needs at least {limit} entr{}", if *limit == 1 { "y" } else { "ies" }), false), doc),
         ValidationErrorKind::MaxProperties { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` has more than {limit} entries"), false), doc),
+        ValidationErrorKind::PropertyNames { error } => {
+            let name = error.instance().as_str().unwrap_or_default().to_string();
+            let at = join_pointer(&pointer_tokens(pointer).chain(std::iter::once(name.clone())).collect::<Vec<_>>());
+            Finding::new(INVALID_VALUE.0, INVALID_VALUE.1, Severity::Error, format!("`{name}` is not a valid key in {}", section_name(pointer, in_settings)), target(in_settings, at, true))
+                .help("percentile keys are written p50, p95, p99, p99.9, ...")
+        }
         ValidationErrorKind::Pattern { pattern } => {
-            let message = format!("`{key_name}` value {} does not match the expected form `{pattern}`", describe(instance));
+            let secret = instance.as_str().is_some_and(|v| crate::rules::security::looks_like_secret(v, "").is_some());
+            let message = if secret {
+                // Diagnostics end up in logs: never echo what looks like a key.
+                format!("`{key_name}` holds what looks like a key, not the expected form `{pattern}`")
+            } else {
+                format!("`{key_name}` value {} does not match the expected form `{pattern}`", describe(instance, in_settings))
+            };
             range_finding(make(INVALID_VALUE, message, false), doc)
         }
         other => {
-            let message = format!("`{key_name}` is invalid: {}", describe(instance));
+            let message = format!("`{key_name}` is invalid: {}", describe(instance, in_settings));
             let _ = other;
             range_finding(make(INVALID_VALUE, message, false), doc)
         }
     }
+}
+
+fn unknown_key(name: &str, pointer: &str, schema: &Json, in_settings: bool) -> Finding {
+    use codes::UNKNOWN_KEY;
+    let known = property_names(schema_at(schema, pointer));
+    let at = join_pointer(&pointer_tokens(pointer).chain(std::iter::once(name.to_string())).collect::<Vec<_>>());
+    let mut f = Finding::new(UNKNOWN_KEY.0, UNKNOWN_KEY.1, Severity::Error, format!("unknown key `{name}` in {}", section_name(pointer, in_settings)), target(in_settings, at, true));
+    if let Some(home) = known_elsewhere(name, schema, pointer, in_settings) {
+        return f.help(format!("`{name}` belongs in {home}, not in {}", section_name(pointer, in_settings))).label(format!("move to {home}"));
+    }
+    f = match nearest(name, &known) {
+        Some(best) => f.help(format!("did you mean `{best}`?")).label(format!("did you mean `{best}`?")),
+        None if known.is_empty() => f.help("remove it"),
+        None => f.help(format!("valid keys here: {}", known.join(", "))),
+    };
+    f
 }
 
 fn range_finding(f: Finding, doc: Option<String>) -> Finding {
@@ -241,22 +307,27 @@ fn range_finding(f: Finding, doc: Option<String>) -> Finding {
     }
 }
 
-fn section_name(pointer: &str) -> String {
-    if pointer.is_empty() {
-        "the top level".into()
-    } else {
-        let path: Vec<String> = pointer_tokens(pointer).collect();
-        format!("`{}`", path.join("."))
+fn section_name(pointer: &str, in_settings: bool) -> String {
+    let path: Vec<String> = pointer_tokens(pointer).collect();
+    match (path.is_empty(), in_settings) {
+        (true, _) => "the top level".into(),
+        (false, false) => format!("`[{}]`", path.join(".")),
+        (false, true) => format!("`{}`", path.join(".")),
     }
 }
 
 /// First sentence of a description, for help lines.
 fn first_sentence(text: &str) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.find(". ") {
-        Some(i) => flat[..=i].to_string(),
-        None => flat,
+    let mut from = 0;
+    while let Some(i) = flat[from..].find(". ").map(|i| i + from) {
+        let before = &flat[..=i];
+        if !(before.ends_with("e.g.") || before.ends_with("i.e.") || before.ends_with("vs.")) {
+            return before.to_string();
+        }
+        from = i + 2;
     }
+    flat
 }
 
 fn resolve<'a>(root: &'a Json, mut node: &'a Json) -> &'a Json {
@@ -304,7 +375,7 @@ fn property_names(schema: Option<&Json>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn expected_type(schema: Option<&Json>) -> Option<String> {
+fn expected_type(schema: Option<&Json>, in_settings: bool) -> Option<String> {
     let t = schema?.get("type")?;
     let names: Vec<&str> = match t {
         Json::String(s) => vec![s.as_str()],
@@ -318,6 +389,7 @@ fn expected_type(schema: Option<&Json>) -> Option<String> {
             "number" => "a number",
             "string" => "a string",
             "boolean" => "true or false",
+            "object" if in_settings => "an object",
             "object" => "a table",
             "array" => "an array",
             _ => "valid",
@@ -349,17 +421,36 @@ fn enum_values(root: &Json, schema: Option<&Json>) -> Vec<String> {
 
 /// If an unknown key is a valid key of another section, name that section
 /// (`max_num_seqs` written under `[model]` belongs in `[batching]`).
-fn known_elsewhere(name: &str, root: &Json, pointer: &str) -> Option<String> {
-    if !pointer.is_empty() {
-        return None;
-    }
-    let top = resolve(root, root);
-    let props = top.get("properties")?.as_object()?;
-    props.iter().find_map(|(section, sub)| {
-        let sub = resolve(root, sub);
-        sub.get("properties")?.get(name)?;
-        Some(format!("`[{section}]`"))
+fn known_elsewhere(name: &str, root: &Json, pointer: &str, in_settings: bool) -> Option<String> {
+    let here: Vec<String> = pointer_tokens(pointer).collect();
+    let mut found = None;
+    walk_properties(root, resolve(root, root), &mut Vec::new(), &mut |path, props| {
+        if found.is_none() && path != here.as_slice() && props.contains_key(name) {
+            found = Some(path.to_vec());
+        }
+    });
+    found.map(|path| {
+        if path.is_empty() {
+            "the top level".to_string()
+        } else if in_settings {
+            format!("`{}`", path.join("."))
+        } else {
+            format!("`[{}]`", path.join("."))
+        }
     })
+}
+
+fn walk_properties(root: &Json, node: &Json, path: &mut Vec<String>, visit: &mut dyn FnMut(&[String], &serde_json::Map<String, Json>)) {
+    if path.len() > 4 {
+        return;
+    }
+    let Some(props) = node.get("properties").and_then(Json::as_object) else { return };
+    visit(path, props);
+    for (key, sub) in props {
+        path.push(key.clone());
+        walk_properties(root, resolve(root, sub), path, visit);
+        path.pop();
+    }
 }
 
 /// The closest candidate by edit distance, if it is close enough to be a typo.

@@ -51,7 +51,9 @@ pub fn render(d: &Diagnostic, source: Option<&SourceFile>, styles: &Styles) -> S
     let _ = writeln!(out, "{pad}{} {}:{}:{}", paint(styles.gutter, "-->"), d.file, d.line, d.column);
     if let Some(source) = source.filter(|s| !s.text.is_empty()) {
         let text = source.line_text(d.line);
-        let shown: String = text.chars().map(|c| if c == '\t' { ' ' } else { c }).collect();
+        // One character in, one out, so carets stay aligned; control characters
+        // would corrupt the terminal.
+        let shown: String = text.chars().map(|c| if c == '\t' { ' ' } else if c.is_control() { '\u{fffd}' } else { c }).collect();
         let _ = writeln!(out, "{pad} {}", paint(styles.gutter, "|"));
         let _ = writeln!(out, "{} {} {}", paint(styles.gutter, &line_no), paint(styles.gutter, "|"), shown.trim_end());
         let width = if d.end_line == d.line { d.end_column.saturating_sub(d.column) } else { text.chars().count() + 1 - d.column };

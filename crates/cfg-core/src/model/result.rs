@@ -21,7 +21,7 @@ pub struct BenchResult {
     pub error_rate: f64,
     /// Mean GPU utilisation during the run in [0, 1], or null when it could not be read
     /// (no DCGM exporter or nvidia-smi).
-    #[schemars(range(min = 0.0, max = 1.0))]
+    #[schemars(extend("minimum" = 0.0, "maximum" = 1.0))]
     pub gpu_utilization_avg: Option<f64>,
     /// Everything else the runner reports.
     #[serde(flatten)]

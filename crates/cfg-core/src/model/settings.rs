@@ -81,7 +81,8 @@ pub struct Metrics {
     #[serde(default = "yes")]
     #[schemars(extend("default" = true))]
     pub record_tpot: bool,
-    /// Percentiles to report, each in (0, 100]. Default [50, 95, 99]; interactive use watches 99.
+    /// Percentiles to report, each in [0, 100] (0 is the minimum, 100 the maximum).
+    /// Default [50, 95, 99]; interactive use watches 99.
     #[serde(default = "default_percentiles")]
     #[schemars(length(min = 1, max = 32), extend("default" = [50, 95, 99]), inner(range(min = 0.0, max = 100.0)))]
     pub percentiles: Vec<f64>,

@@ -54,7 +54,7 @@ impl Parser<'_> {
                     '\'' => Some("JSON strings use double quotes"),
                     _ => None,
                 };
-                self.error_at(self.pos..self.pos + c.len_utf8(), &format!("unexpected character `{}`, expected {expected}", c.escape_debug()), help)
+                self.error_at(self.pos..self.pos + c.len_utf8(), &format!("unexpected character `{}`, expected {expected}", if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }), help)
             }
         }
     }

@@ -8,7 +8,11 @@ use crate::tree::{Entry, Node, Value};
 /// our keys takes one, so the schema reports them as wrong types).
 pub fn parse_toml(text: &str) -> Result<Node, SyntaxError> {
     check_limits(text, Some(b'#'))?;
-    match DeTable::parse(text) {
+    let (table, mut errors) = DeTable::parse_recoverable(text);
+    // The parser reports errors in the order it finds them, not file order.
+    errors.sort_by_key(|e| e.span().map_or(usize::MAX, |s| s.start));
+    let first = errors.into_iter().next();
+    match first.map_or(Ok(table), Err) {
         Ok(table) => {
             let span = table.span();
             Ok(Node::new(Value::Object(convert_table(table.get_ref())), 0..text.len().max(span.end.min(text.len()))))

@@ -35,7 +35,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     let (mnbt, mml) = (b.max_num_batched_tokens, b.max_model_len);
-    let mml_origin = if b.max_model_len_explicit { "max_model_len".to_string() } else { format!("the model's maximum length, {mml}, used as max_model_len") };
+    let lower = if b.max_model_len_explicit { "lower max_model_len".to_string() } else { format!("set max_model_len (it defaults to the model's {mml}) to {mnbt} or less") };
     let mut f = RULE.finding(
         format!("max_num_batched_tokens ({mnbt}) is smaller than max_model_len ({mml})"),
         Target::Config("/batching/max_num_batched_tokens".into()),
@@ -48,7 +48,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     } else {
         f = f
             .label("vLLM refuses to start: chunked prefill is off")
-            .help(format!("raise max_num_batched_tokens to at least {mml}, lower {mml_origin}, or set enable_chunked_prefill = true"));
+            .help(format!("raise max_num_batched_tokens to at least {mml}, {lower}, or set enable_chunked_prefill = true"));
     }
     out.push(f);
 }

@@ -24,14 +24,12 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     let pointer = if b.tokens_explicit { "/batching/max_num_batched_tokens" } else { "/batching/max_num_seqs" };
-    let default_note = match (b.tokens_explicit, b.seqs_explicit) {
-        (true, false) => " (vLLM's default for this GPU)",
-        (false, true) => " (vLLM's default for this GPU)",
-        _ => "",
-    };
+    let default = ", vLLM's default for this GPU";
+    let tokens_note = if b.tokens_explicit { "" } else { default };
+    let seqs_note = if b.seqs_explicit { "" } else { default };
     out.push(
         RULE.finding(
-            format!("max_num_batched_tokens ({}) must be greater than or equal to max_num_seqs ({}){default_note}", b.max_num_batched_tokens, b.max_num_seqs),
+            format!("max_num_batched_tokens ({}{tokens_note}) must be greater than or equal to max_num_seqs ({}{seqs_note})", b.max_num_batched_tokens, b.max_num_seqs),
             Target::Config(pointer.into()),
         )
         .label("vLLM refuses to start")

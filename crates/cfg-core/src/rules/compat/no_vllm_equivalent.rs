@@ -23,7 +23,8 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let Some(config) = ctx.config else { return };
     let m = config.monitoring();
     let port = config.server().port.unwrap_or(8000);
-    if let Some(mp) = m.metrics_port {
+    // Equal ports are a conflict, reported by port-conflict (CFG604).
+    if let Some(mp) = m.metrics_port.filter(|&mp| mp != port) {
         out.push(
             RULE.finding(format!("vLLM has no metrics port: /metrics is served on the API port {port}, not on {mp}"), Target::Config("/monitoring/metrics_port".into()))
                 .help(format!("point Prometheus at :{port}/metrics, or run a proxy that serves :{mp}")),

@@ -27,12 +27,19 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     let names: Vec<String> = GPUS.iter().map(|g| g.name.to_string()).collect();
-    let mut f = RULE.finding(format!("GPU \"{name}\" is not in the catalog"), Target::Config("/hardware/gpu".into()));
     if hw.memory_gib.is_some() && hw.compute_capability.is_some() {
         return;
     }
+    if hw.memory_gib.is_some() {
+        out.push(
+            RULE.finding(format!("GPU \"{name}\" is not in the catalog and has no compute_capability: dtype and quantization support are not checked"), Target::Config("/hardware/gpu".into()))
+                .help("add compute_capability = \"major.minor\" (e.g. \"8.9\") under [hardware]"),
+        );
+        return;
+    }
+    let mut f = RULE.finding(format!("GPU \"{name}\" is not in the catalog: memory fit, dtype and quantization are not checked"), Target::Config("/hardware/gpu".into()));
     f = match nearest(name, &names) {
-        Some(best) => f.label(format!("did you mean \"{best}\"?")).help(format!("did you mean \"{best}\"? Otherwise add memory_gib and compute_capability for this GPU")),
+        Some(best) => f.label(format!("did you mean \"{best}\"?")).help(format!("did you mean \"{best}\"? Otherwise add memory_gib and compute_capability for this GPU under [hardware]")),
         None => f.help(format!("use one of: {}; or add memory_gib and compute_capability", names.join(", "))),
     };
     out.push(f);

@@ -37,14 +37,19 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         } else {
             format!("vLLM clamps their output to {} tokens, so the class is not tested as written", mml - class.input_tokens)
         };
-        let headroom = u64::from(mml).saturating_sub(u64::from(class.output_tokens)).max(1);
+        let shorter = if class.output_tokens < mml {
+            format!("input_tokens {} with output_tokens {}", mml - class.output_tokens, class.output_tokens)
+        } else {
+            let input = class.input_tokens.min(mml / 2);
+            format!("input_tokens {input} with output_tokens {}", mml - input)
+        };
         out.push(
             RULE.finding(
                 format!("request class `{name}` needs {} + {} = {total} tokens, more than {origin} ({mml}) in the server config", class.input_tokens, class.output_tokens),
                 Target::SettingsKey(format!("/request_distribution/{}", escape_token(name))),
             )
             .label(what)
-            .help(format!("raise max_model_len in config.toml to at least {total}, or shorten `{name}` to fit (e.g. input_tokens {headroom} with output_tokens {})", class.output_tokens)),
+            .help(format!("raise max_model_len in config.toml to at least {total}, or shorten `{name}` to fit (e.g. {shorter})")),
         );
     }
 }

@@ -24,7 +24,8 @@ declare_rule! {
 fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let Some(d) = &ctx.derived else { return };
     let Ok(r) = &d.memory else { return };
-    if r.num_gpu_blocks == 0 || r.largest_fitting_max_model_len < u64::from(r.max_model_len) {
+    // At 1.0 vLLM does not start at all (gpu-memory-utilization-too-high).
+    if r.num_gpu_blocks == 0 || r.largest_fitting_max_model_len < u64::from(r.max_model_len) || r.gpu_memory_utilization >= 1.0 {
         return;
     }
     let pointer = if ctx.config_has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };
@@ -39,6 +40,6 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
             ),
             Target::Config(pointer.into()),
         )
-        .help("`cfg-lint memory config.toml` prints the per-GPU breakdown"),
+        .help("`cfg-lint memory` prints the per-GPU breakdown"),
     );
 }

@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::memory::{gib, smallest_fitting_tp};
+use crate::memory::{gib, tensor_parallel_advice};
 use crate::rules::Context;
 
 declare_rule! {
@@ -32,8 +32,8 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     if config.model.kv_cache_dtype.is_none() {
         fixes.push("set kv_cache_dtype = \"fp8\"".into());
     }
-    if let Some(tp) = smallest_fitting_tp(config, gpu, &d.arch, 16) {
-        fixes.push(format!("set tensor_parallel_size = {tp}"));
+    if let Some(advice) = tensor_parallel_advice(config, gpu, &d.arch) {
+        fixes.push(advice);
     }
     let pointer = if ctx.config_has("/model/max_model_len") { "/model/max_model_len" } else { "/model/name" };
     out.push(

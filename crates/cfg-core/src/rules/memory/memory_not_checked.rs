@@ -21,6 +21,11 @@ declare_rule! {
 fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let Some(d) = &ctx.derived else { return };
     let Err(missing) = &d.memory else { return };
+    // A named GPU outside the catalog is unknown-gpu's to report, with its fix.
+    let gpu_named = ctx.config.and_then(|c| c.hardware.as_ref()).is_some_and(|h| h.gpu.is_some());
+    if *missing == Missing::Gpu && gpu_named {
+        return;
+    }
     let (message, help, pointer) = match missing {
         Missing::Gpu => (
             "GPU memory fit not checked: no GPU named".to_string(),

@@ -1,6 +1,6 @@
 use super::breakdown;
 use crate::diagnostic::Target;
-use crate::memory::{gib, quantization_suggestion, smallest_fitting_tp};
+use crate::memory::{gib, quantization_suggestion, tensor_parallel_advice};
 use crate::rules::Context;
 
 declare_rule! {
@@ -32,8 +32,8 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     let mut fixes = Vec::new();
-    if let Some(tp) = smallest_fitting_tp(config, gpu, &d.arch, 16) {
-        fixes.push(format!("set tensor_parallel_size = {tp}"));
+    if let Some(advice) = tensor_parallel_advice(config, gpu, &d.arch) {
+        fixes.push(advice);
     }
     if !crate::memory::is_quantized(config, &d.arch) {
         fixes.push(format!("quantize the weights (quantization = \"{}\")", quantization_suggestion(gpu).as_str()));

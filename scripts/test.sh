@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, clippy, the core built for wasm32, the
+# unit/snapshot/integration tests, the schema drift check, the committed
+# schemas in two independent validators, and the pre-commit hook for real.
+# Needs `bash scripts/setup.sh` once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+CACHE="${CFG_TOOLKIT_CACHE:-$HOME/.cache/cfg-toolkit}"
+VENV="$CACHE/venv"
+# Builds are kept outside the clone so repeated runs on one machine reuse them.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target}"
+export CARGO_TERM_COLOR=never
+BIN="$CARGO_TARGET_DIR/debug"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "rustfmt"
+cargo fmt --all --check
+
+step "clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "cfg-core builds for wasm32-unknown-unknown"
+cargo build -p cfg-core --target wasm32-unknown-unknown --locked
+
+step "tests"
+cargo test --workspace --all-targets --locked
+cargo test --workspace --doc --locked
+
+step "schema drift"
+"$BIN/cfg-lint" schema --check schemas
+
+step "the main job: the SPEC's example pair must fail on the tail class"
+set +e
+out="$("$BIN/cfg-lint" check examples/spec/config.toml examples/spec/settings.json --format json)"
+code=$?
+set -e
+[ "$code" = 1 ] || { echo "expected exit 1, got $code"; exit 1; }
+echo "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+tail = [d for d in r["diagnostics"] if d["code"] == "CFG501" and d["pointer"] == "/request_distribution/tail"]
+assert tail and tail[0]["file"].endswith("settings.json") and "max_model_len" in tail[0]["message"], r
+print("tail class flagged at %s:%d:%d" % (tail[0]["file"], tail[0]["line"], tail[0]["column"]))'
+"$BIN/cfg-lint" check examples/config.toml examples/settings.json --deny-warnings
+
+step "independent validators accept the examples and reject broken files"
+"$VENV/bin/check-jsonschema" --check-metaschema schemas/*.schema.json
+"$VENV/bin/check-jsonschema" --schemafile schemas/settings.schema.json examples/settings.json examples/spec/settings.json
+"$VENV/bin/check-jsonschema" --schemafile schemas/config.schema.json examples/config.toml examples/spec/config.toml
+"$VENV/bin/taplo" check --no-auto-config --schema "file://$ROOT/schemas/config.schema.json" examples/config.toml examples/spec/config.toml
+# The `#:schema` header alone must be enough for taplo.
+"$VENV/bin/taplo" check --no-auto-config examples/config.toml
+expect_fail() {
+  if "$@" >/tmp/cfg-expect-fail.log 2>&1; then
+    echo "expected failure, but it passed: $*"; cat /tmp/cfg-expect-fail.log; exit 1
+  fi
+  echo "rejected as expected: ${*: -1}"
+}
+expect_fail "$VENV/bin/check-jsonschema" --schemafile schemas/settings.schema.json tests/schema-cases/bad-settings.json
+expect_fail "$VENV/bin/check-jsonschema" --schemafile schemas/config.schema.json tests/schema-cases/bad-config.toml
+expect_fail "$VENV/bin/taplo" check --no-auto-config --schema "file://$ROOT/schemas/config.schema.json" tests/schema-cases/bad-config.toml
+
+step "pre-commit hook, installed by pre-commit itself"
+export PRE_COMMIT_HOME="$CACHE/pre-commit"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+for case in good bad; do
+  repo="$scratch/$case"
+  mkdir -p "$repo"
+  if [ "$case" = good ]; then
+    cp examples/config.toml examples/settings.json "$repo/"
+  else
+    cp examples/spec/config.toml examples/spec/settings.json "$repo/"
+  fi
+  git -C "$repo" init -q
+  git -C "$repo" add -A
+  set +e
+  (cd "$repo" && "$VENV/bin/pre-commit" try-repo "$ROOT" cfg-lint --all-files) >"$scratch/$case.log" 2>&1
+  code=$?
+  set -e
+  cat "$scratch/$case.log" | tail -n 25
+  if [ "$case" = good ] && [ "$code" != 0 ]; then echo "pre-commit failed on the good pair"; exit 1; fi
+  if [ "$case" = bad ] && [ "$code" = 0 ]; then echo "pre-commit passed the bad pair"; exit 1; fi
+  if [ "$case" = bad ] && ! grep -q CFG501 "$scratch/$case.log"; then echo "pre-commit output lacks CFG501"; exit 1; fi
+done
+echo "pre-commit: good pair passed, bad pair failed"
+
+printf '\nall checks passed\n'
