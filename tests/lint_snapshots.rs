@@ -5,11 +5,12 @@
 
 use std::path::Path;
 
-use cfg_core::{detect_kind, lint, Input, Options};
-use cfg_lint::{format_report, Format};
+use cfg_core::{Input, Options, detect_kind, lint};
+use cfg_lint::{Format, format_report};
 
 fn case_inputs(dir: &Path) -> Vec<Input> {
-    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_file()).collect();
+    let mut files: Vec<_> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_file()).collect();
     files.sort();
     files
         .iter()
@@ -26,7 +27,8 @@ fn case_inputs(dir: &Path) -> Vec<Input> {
 #[test]
 fn fixture_diagnostics_match_snapshots() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let mut cases: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    let mut cases: Vec<_> =
+        std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
     cases.sort();
     assert!(cases.len() >= 40, "the corpus has {} cases; keep at least 40", cases.len());
     let mut settings = insta::Settings::clone_current();

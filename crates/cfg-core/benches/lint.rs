@@ -3,14 +3,17 @@
 
 use std::hint::black_box;
 
-use cfg_core::{lint, FileKind, Input, Options};
-use criterion::{criterion_group, criterion_main, Criterion};
+use cfg_core::{FileKind, Input, Options, lint};
+use criterion::{Criterion, criterion_group, criterion_main};
 
 const CONFIG: &str = include_str!("../../../examples/spec/config.toml");
 const SETTINGS: &str = include_str!("../../../examples/spec/settings.json");
 
 fn bench(c: &mut Criterion) {
-    let inputs = vec![Input::new(FileKind::Config, "config.toml", CONFIG), Input::new(FileKind::Settings, "settings.json", SETTINGS)];
+    let inputs = vec![
+        Input::new(FileKind::Config, "config.toml", CONFIG),
+        Input::new(FileKind::Settings, "settings.json", SETTINGS),
+    ];
     // Build the schema validators once, as a long-lived process does.
     let _ = lint(&inputs, &Options::default());
     c.bench_function("lint spec example pair", |b| b.iter(|| lint(black_box(&inputs), &Options::default())));

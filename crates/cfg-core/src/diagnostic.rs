@@ -88,11 +88,21 @@ pub enum Target {
     ConfigKey(String),
     SettingsKey(String),
     /// An explicit byte span with a pointer.
-    Span { in_settings: bool, span: Range<usize>, pointer: String },
+    Span {
+        in_settings: bool,
+        span: Range<usize>,
+        pointer: String,
+    },
 }
 
 impl Finding {
-    pub fn new(code: &'static str, rule: &'static str, severity: Severity, message: impl Into<String>, target: Target) -> Self {
+    pub fn new(
+        code: &'static str,
+        rule: &'static str,
+        severity: Severity,
+        message: impl Into<String>,
+        target: Target,
+    ) -> Self {
         Finding { code, rule, severity, message: message.into(), help: None, label: None, target }
     }
 

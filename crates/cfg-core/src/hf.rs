@@ -13,27 +13,57 @@ pub fn architecture_from_config_json(text: &str) -> Result<Architecture, String>
     }
     // Multimodal configs keep the language model under text_config.
     let text_cfg = root.get("text_config").filter(|t| t.is_object()).unwrap_or(&root);
-    let first_u32 = |keys: &[&str]| keys.iter().find_map(|k| text_cfg.get(*k).or_else(|| root.get(*k)).and_then(Value::as_u64)).and_then(|n| u32::try_from(n).ok());
-    let max_len_keys = ["max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length", "max_seq_length", "seq_len"];
+    let first_u32 = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| text_cfg.get(*k).or_else(|| root.get(*k)).and_then(Value::as_u64))
+            .and_then(|n| u32::try_from(n).ok())
+    };
+    let max_len_keys = [
+        "max_position_embeddings",
+        "n_positions",
+        "max_seq_len",
+        "seq_length",
+        "max_sequence_length",
+        "max_seq_length",
+        "seq_len",
+    ];
     // vLLM takes the smallest of the length keys present.
-    let max_len = max_len_keys.iter().filter_map(|k| text_cfg.get(*k).and_then(Value::as_u64)).filter(|n| *n > 0).min().and_then(|n| u32::try_from(n).ok());
-    let dtype = ["torch_dtype", "dtype"].iter().find_map(|k| text_cfg.get(*k).or_else(|| root.get(*k)).and_then(Value::as_str)).and_then(|d| match d {
-        "bfloat16" => Some(CheckpointDtype::Bfloat16),
-        "float16" => Some(CheckpointDtype::Float16),
-        "float32" => Some(CheckpointDtype::Float32),
-        _ => None,
-    });
+    let max_len = max_len_keys
+        .iter()
+        .filter_map(|k| text_cfg.get(*k).and_then(Value::as_u64))
+        .filter(|n| *n > 0)
+        .min()
+        .and_then(|n| u32::try_from(n).ok());
+    let dtype = ["torch_dtype", "dtype"]
+        .iter()
+        .find_map(|k| text_cfg.get(*k).or_else(|| root.get(*k)).and_then(Value::as_str))
+        .and_then(|d| match d {
+            "bfloat16" => Some(CheckpointDtype::Bfloat16),
+            "float16" => Some(CheckpointDtype::Float16),
+            "float32" => Some(CheckpointDtype::Float32),
+            _ => None,
+        });
     Ok(Architecture {
         num_parameters: None,
         num_hidden_layers: first_u32(&["num_hidden_layers", "n_layer", "num_layers"]),
         num_attention_heads: first_u32(&["num_attention_heads", "n_head"]),
-        num_key_value_heads: first_u32(&["n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "num_attention_groups"]),
+        num_key_value_heads: first_u32(&[
+            "n_head_kv",
+            "num_kv_heads",
+            "num_key_value_heads",
+            "multi_query_group_num",
+            "num_attention_groups",
+        ]),
         head_dim: first_u32(&["head_dim"]),
         hidden_size: first_u32(&["hidden_size", "n_embd", "d_model"]),
         intermediate_size: first_u32(&["intermediate_size", "ffn_dim", "n_inner"]),
         vocab_size: first_u32(&["vocab_size"]),
         max_position_embeddings: max_len,
-        model_type: text_cfg.get("model_type").or_else(|| root.get("model_type")).and_then(Value::as_str).map(str::to_string),
+        model_type: text_cfg
+            .get("model_type")
+            .or_else(|| root.get("model_type"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
         torch_dtype: dtype,
         kv_lora_rank: first_u32(&["kv_lora_rank"]),
         qk_rope_head_dim: first_u32(&["qk_rope_head_dim"]),

@@ -23,7 +23,7 @@ pub mod tree;
 pub mod url;
 
 pub use diagnostic::{Diagnostic, Severity};
-pub use lint::{detect_kind, lint, Input, Options, Report};
+pub use lint::{Input, Options, Report, detect_kind, lint};
 pub use schema::FileKind;
 pub use source::SourceFile;
 

@@ -5,9 +5,9 @@
 use crate::diagnostic::{self, Diagnostic, Finding, Severity, Target};
 use crate::memory::MemoryReport;
 use crate::model::{Architecture, BenchResult, LoadTestSettings, ServerConfig};
-use crate::parse::{parse_json, parse_toml, SyntaxError};
+use crate::parse::{SyntaxError, parse_json, parse_toml};
 use crate::rules::{self, Context};
-use crate::schema::{self, codes, FileKind};
+use crate::schema::{self, FileKind, codes};
 use crate::source::SourceFile;
 use crate::tree::Node;
 
@@ -88,7 +88,13 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
         let tree = match parse(input) {
             Ok(tree) => Some(tree),
             Err(err) => {
-                let f = Finding::new(codes::SYNTAX.0, codes::SYNTAX.1, Severity::Error, err.message, Target::Config(String::new()));
+                let f = Finding::new(
+                    codes::SYNTAX.0,
+                    codes::SYNTAX.1,
+                    Severity::Error,
+                    err.message,
+                    Target::Config(String::new()),
+                );
                 let f = match err.help {
                     Some(h) => f.help(h),
                     None => f,
@@ -108,8 +114,10 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
         parsed.push(Parsed { input, tree, schema_ok });
     }
 
-    let config_idx: Vec<usize> = parsed.iter().enumerate().filter(|(_, p)| p.input.kind == FileKind::Config).map(|(i, _)| i).collect();
-    let settings_idx: Vec<usize> = parsed.iter().enumerate().filter(|(_, p)| p.input.kind == FileKind::Settings).map(|(i, _)| i).collect();
+    let config_idx: Vec<usize> =
+        parsed.iter().enumerate().filter(|(_, p)| p.input.kind == FileKind::Config).map(|(i, _)| i).collect();
+    let settings_idx: Vec<usize> =
+        parsed.iter().enumerate().filter(|(_, p)| p.input.kind == FileKind::Settings).map(|(i, _)| i).collect();
 
     for p in parsed.iter().filter(|p| p.input.kind == FileKind::Result && p.schema_ok) {
         report.result = p.tree.as_ref().and_then(|t| serde_json::from_value(t.to_json()).ok());
@@ -130,7 +138,12 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
             cfg
         });
         let settings = s.and_then(|i| typed::<LoadTestSettings>(&parsed[i]));
-        let ctx = Context::new(config.as_ref(), settings.as_ref(), c.and_then(|i| parsed[i].tree.as_ref()), s.and_then(|i| parsed[i].tree.as_ref()));
+        let ctx = Context::new(
+            config.as_ref(),
+            settings.as_ref(),
+            c.and_then(|i| parsed[i].tree.as_ref()),
+            s.and_then(|i| parsed[i].tree.as_ref()),
+        );
         for f in rules::run(&ctx) {
             let Some(i) = (if finding_in_settings(&f.target) { s } else { c }) else { continue };
             if let Some(tree) = &parsed[i].tree {
@@ -153,7 +166,21 @@ pub fn merge_architecture(config: &mut ServerConfig, extra: &Architecture) {
     macro_rules! fill {
         ($($f:ident),*) => { $( if arch.$f.is_none() { arch.$f = extra.$f.clone(); } )* };
     }
-    fill!(num_parameters, num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim, hidden_size, intermediate_size, vocab_size, max_position_embeddings, model_type, torch_dtype, kv_lora_rank, qk_rope_head_dim);
+    fill!(
+        num_parameters,
+        num_hidden_layers,
+        num_attention_heads,
+        num_key_value_heads,
+        head_dim,
+        hidden_size,
+        intermediate_size,
+        vocab_size,
+        max_position_embeddings,
+        model_type,
+        torch_dtype,
+        kv_lora_rank,
+        qk_rope_head_dim
+    );
 }
 
 fn parse(input: &Input) -> Result<Node, SyntaxError> {
@@ -192,7 +219,11 @@ fn place(f: Finding, source: &SourceFile, tree: &Node) -> Diagnostic {
         found.key_span.unwrap_or(found.node.span.clone())
     } else if !exact {
         // The key is missing: underline the section header it belongs in.
-        found.key_span.clone().filter(|_| !is_table_header(source, &found.node.span)).unwrap_or_else(|| found.node.span.clone())
+        found
+            .key_span
+            .clone()
+            .filter(|_| !is_table_header(source, &found.node.span))
+            .unwrap_or_else(|| found.node.span.clone())
     } else {
         found.node.span.clone()
     };

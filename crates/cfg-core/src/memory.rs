@@ -62,7 +62,9 @@ pub struct MemoryReport {
 
 impl MemoryReport {
     pub fn fits(&self) -> bool {
-        self.kv_cache_bytes > 0.0 && self.num_gpu_blocks > 0 && self.largest_fitting_max_model_len >= u64::from(self.max_model_len)
+        self.kv_cache_bytes > 0.0
+            && self.num_gpu_blocks > 0
+            && self.largest_fitting_max_model_len >= u64::from(self.max_model_len)
     }
 }
 
@@ -121,8 +123,40 @@ pub fn weight_bytes_per_param(config: &ServerConfig, arch: &Arch, dtype: Resolve
 /// 4-bit methods store ~0.5 B/param plus group scales and the unquantized
 /// embeddings and head: 0.55 B/param in practice. 8-bit methods: 1.0.
 pub fn quantized_bytes_per_param(method: &str) -> Option<f64> {
-    let four_bit = ["awq", "auto_awq", "awq_marlin", "gptq", "auto_gptq", "gptq_marlin", "modelopt_fp4", "nvfp4_per_token", "mxfp4", "gpt_oss_mxfp4", "moe_wna16", "inc", "humming", "fp_quant", "modelopt_mixed"];
-    let eight_bit = ["fp8", "fbgemm_fp8", "modelopt", "modelopt_mxfp8", "mxfp8", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "deepseek_v4_fp8", "experts_int8", "int8_per_channel_weight_only", "compressed-tensors", "quark", "online", "torchao"];
+    let four_bit = [
+        "awq",
+        "auto_awq",
+        "awq_marlin",
+        "gptq",
+        "auto_gptq",
+        "gptq_marlin",
+        "modelopt_fp4",
+        "nvfp4_per_token",
+        "mxfp4",
+        "gpt_oss_mxfp4",
+        "moe_wna16",
+        "inc",
+        "humming",
+        "fp_quant",
+        "modelopt_mixed",
+    ];
+    let eight_bit = [
+        "fp8",
+        "fbgemm_fp8",
+        "modelopt",
+        "modelopt_mxfp8",
+        "mxfp8",
+        "fp8_per_tensor",
+        "fp8_per_block",
+        "fp8_per_channel",
+        "deepseek_v4_fp8",
+        "experts_int8",
+        "int8_per_channel_weight_only",
+        "compressed-tensors",
+        "quark",
+        "online",
+        "torchao",
+    ];
     if four_bit.contains(&method) {
         Some(0.55)
     } else if eight_bit.contains(&method) {
@@ -133,7 +167,12 @@ pub fn quantized_bytes_per_param(method: &str) -> Option<f64> {
 }
 
 /// KV-cache bytes per token for one layer on one GPU (§3.3).
-pub fn kv_bytes_per_token_per_layer(arch: &Arch, tp: u32, kv_dtype: Option<KvCacheDtype>, model_dtype: ResolvedDtype) -> Result<f64, Missing> {
+pub fn kv_bytes_per_token_per_layer(
+    arch: &Arch,
+    tp: u32,
+    kv_dtype: Option<KvCacheDtype>,
+    model_dtype: ResolvedDtype,
+) -> Result<f64, Missing> {
     let elem = kv_dtype.and_then(KvCacheDtype::bytes).unwrap_or(model_dtype.bytes());
     if let Some(rank) = arch.kv_lora_rank {
         return Ok(match kv_dtype {
@@ -170,13 +209,15 @@ pub fn estimate_with(config: &ServerConfig, gpu: &Gpu, arch: &Arch) -> Result<Me
     let budget = (total * util).ceil();
     let bpp = weight_bytes_per_param(config, arch, dtype);
     let weights = params * bpp / f64::from(tp * pp);
-    let activation = Allowances::activation_bytes(arch, &batch, tp, dtype.bytes()).ok_or(Missing::Architecture("hidden_size"))?;
+    let activation =
+        Allowances::activation_bytes(arch, &batch, tp, dtype.bytes()).ok_or(Missing::Architecture("hidden_size"))?;
     let non_torch = Allowances::non_torch_bytes(tp, pp);
     let graphs = Allowances::cuda_graph_bytes(&batch, config.enforce_eager());
     let kv = budget - weights - activation - non_torch - graphs;
 
     let layers_here = layers.div_ceil(pp);
-    let per_token = kv_bytes_per_token_per_layer(arch, tp, config.model.kv_cache_dtype, dtype)? * f64::from(layers_here);
+    let per_token =
+        kv_bytes_per_token_per_layer(arch, tp, config.model.kv_cache_dtype, dtype)? * f64::from(layers_here);
     let block_bytes = per_token * BLOCK_SIZE as f64;
     // One block per worker is held back as the null block.
     let blocks = if kv > 0.0 { ((kv / block_bytes).floor() as u64).saturating_sub(1) } else { 0 };
@@ -202,7 +243,10 @@ pub fn estimate_with(config: &ServerConfig, gpu: &Gpu, arch: &Arch) -> Result<Me
         max_len_request_bytes: blocks_per_request as f64 * block_bytes,
         largest_fitting_max_model_len: capacity,
         dtype: dtype.as_str(),
-        kv_cache_dtype: config.model.kv_cache_dtype.map_or_else(|| format!("auto ({})", dtype.as_str()), |k| k.as_str().to_string()),
+        kv_cache_dtype: config
+            .model
+            .kv_cache_dtype
+            .map_or_else(|| format!("auto ({})", dtype.as_str()), |k| k.as_str().to_string()),
         weight_bytes_per_param: bpp,
         tensor_parallel_size: tp,
         pipeline_parallel_size: pp,
@@ -227,7 +271,9 @@ pub fn smallest_fitting_tp(config: &ServerConfig, gpu: &Gpu, arch: &Arch, max_gp
     let heads = arch.num_attention_heads?;
     [1u32, 2, 4, 8, 16]
         .into_iter()
-        .filter(|&tp| tp > config.tensor_parallel_size() && heads % tp == 0 && tp * config.pipeline_parallel_size() <= max_gpus)
+        .filter(|&tp| {
+            tp > config.tensor_parallel_size() && heads % tp == 0 && tp * config.pipeline_parallel_size() <= max_gpus
+        })
         .find(|&tp| {
             let mut c = config.clone();
             c.parallel.get_or_insert_with(Default::default).tensor_parallel_size = Some(tp);
@@ -301,7 +347,10 @@ mod tests {
         assert_eq!(r.num_gpu_blocks, 28_608);
         assert!((r.max_concurrency - 13.969).abs() < 0.01); // 28,608 / 2048 blocks
         // The same model on one GPU does not fit at all.
-        let one = estimate(&config("[model]\nname = \"meta-llama/Llama-3.1-70B-Instruct\"\n[hardware]\ngpu = \"H100-80GB\"\n")).unwrap();
+        let one = estimate(&config(
+            "[model]\nname = \"meta-llama/Llama-3.1-70B-Instruct\"\n[hardware]\ngpu = \"H100-80GB\"\n",
+        ))
+        .unwrap();
         assert!(!one.fits() && one.weights_bytes > one.gpu_total_bytes);
     }
 
@@ -328,6 +377,9 @@ mod tests {
         let b = estimate(&config(&base.replace("[hardware]", "kv_cache_dtype = \"fp8\"\n[hardware]"))).unwrap();
         assert_eq!(a.kv_bytes_per_token, 2.0 * b.kv_bytes_per_token);
         assert_eq!(estimate(&config("[model]\nname = \"x\"\n")), Err(Missing::Gpu));
-        assert_eq!(estimate(&config("[model]\nname = \"x\"\n[hardware]\ngpu = \"L4\"\n")), Err(Missing::Architecture("num_parameters")));
+        assert_eq!(
+            estimate(&config("[model]\nname = \"x\"\n[hardware]\ngpu = \"L4\"\n")),
+            Err(Missing::Architecture("num_parameters"))
+        );
     }
 }

@@ -51,7 +51,9 @@ pub fn launch(config: &ServerConfig) -> Launch {
                 // vLLM reads VLLM_API_KEY when --api-key is absent: the key never
                 // appears in argv (visible in `ps`) or in a file.
                 Some(var) => env.push(("VLLM_API_KEY".to_string(), format!("${var}"))),
-                None => skip("server.api_key", "not an environment reference like ${NAME}; a literal key is never rendered"),
+                None => {
+                    skip("server.api_key", "not an environment reference like ${NAME}; a literal key is never rendered")
+                }
             }
         }
         if let Some(names) = &s.served_model_name {
@@ -78,7 +80,10 @@ pub fn launch(config: &ServerConfig) -> Launch {
         args.push(Arg::Flag("enforce-eager"));
     }
     if m.architecture.is_some() {
-        skip("model.architecture", "vLLM reads the architecture from the checkpoint's config.json; these keys only inform the linter");
+        skip(
+            "model.architecture",
+            "vLLM reads the architecture from the checkpoint's config.json; these keys only inform the linter",
+        );
     }
     if let Some(b) = &config.batching {
         if let Some(n) = b.max_num_seqs {
@@ -106,7 +111,10 @@ pub fn launch(config: &ServerConfig) -> Launch {
     }
     if let Some(mon) = &config.monitoring {
         if mon.enable_metrics == Some(false) {
-            skip("monitoring.enable_metrics", "vLLM always serves /metrics on the API port; block it at the gateway instead");
+            skip(
+                "monitoring.enable_metrics",
+                "vLLM always serves /metrics on the API port; block it at the gateway instead",
+            );
         }
         if mon.metrics_port.is_some() {
             skip("monitoring.metrics_port", "vLLM has no metrics port flag: /metrics is served on the API port");
@@ -154,11 +162,7 @@ fn yaml_string(s: &str) -> String {
 }
 
 fn yaml_scalar(v: &str) -> String {
-    if v.parse::<f64>().is_ok() {
-        v.to_string()
-    } else {
-        yaml_string(v)
-    }
+    if v.parse::<f64>().is_ok() { v.to_string() } else { yaml_string(v) }
 }
 
 /// The YAML for `vllm serve --config FILE.yaml` (keys are the long flag names).

@@ -5,13 +5,13 @@
 use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
-use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
 use serde_json::Value as Json;
 
 use crate::diagnostic::{Finding, Severity, Target};
 use crate::model::{BenchResult, LoadTestSettings, ServerConfig};
-use crate::tree::{join_pointer, pointer_tokens, Node};
+use crate::tree::{Node, join_pointer, pointer_tokens};
 
 /// The three file kinds the toolkit reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -84,7 +84,8 @@ fn drop_null(value: &mut Json) {
             }
             let alternatives = map.get("anyOf").and_then(Json::as_array).cloned();
             if let Some(alts) = alternatives {
-                let rest: Vec<Json> = alts.into_iter().filter(|a| a.get("type").and_then(Json::as_str) != Some("null")).collect();
+                let rest: Vec<Json> =
+                    alts.into_iter().filter(|a| a.get("type").and_then(Json::as_str) != Some("null")).collect();
                 if rest.len() == 1 {
                     map.remove("anyOf");
                     let only = rest.into_iter().next().unwrap_or_default();
@@ -109,9 +110,11 @@ fn drop_null(value: &mut Json) {
 fn strip_numeric_formats(value: &mut Json) {
     match value {
         Json::Object(map) => {
-            if map.get("format").and_then(Json::as_str).is_some_and(|f| {
-                f.starts_with("int") || f.starts_with("uint") || f == "double" || f == "float"
-            }) {
+            if map
+                .get("format")
+                .and_then(Json::as_str)
+                .is_some_and(|f| f.starts_with("int") || f.starts_with("uint") || f == "double" || f == "float")
+            {
                 map.remove("format");
             }
             map.values_mut().for_each(strip_numeric_formats);
@@ -178,7 +181,9 @@ fn target(in_settings: bool, pointer: String, key: bool) -> Target {
 
 fn describe(value: &Json, in_settings: bool) -> String {
     match value {
-        Json::String(s) if crate::rules::security::looks_like_secret(s, "").is_some() => "a value that looks like a key (not shown)".into(),
+        Json::String(s) if crate::rules::security::looks_like_secret(s, "").is_some() => {
+            "a value that looks like a key (not shown)".into()
+        }
         Json::String(s) => format!("\"{s}\""),
         Json::Object(_) if in_settings => "an object".into(),
         Json::Object(_) => "a table".into(),
@@ -187,7 +192,13 @@ fn describe(value: &Json, in_settings: bool) -> String {
     }
 }
 
-fn finding_for(kind: &ValidationErrorKind, pointer: &str, instance: &Json, schema: &Json, in_settings: bool) -> Finding {
+fn finding_for(
+    kind: &ValidationErrorKind,
+    pointer: &str,
+    instance: &Json,
+    schema: &Json,
+    in_settings: bool,
+) -> Finding {
     use codes::*;
     let sub = schema_at(schema, pointer);
     let key_name = pointer_tokens(pointer).last().unwrap_or_else(|| "file".into());
@@ -207,7 +218,11 @@ fn finding_for(kind: &ValidationErrorKind, pointer: &str, instance: &Json, schem
                 .and_then(|p| p.get("description").or_else(|| resolve(schema, p).get("description")))
                 .and_then(Json::as_str)
                 .map(first_sentence);
-            let mut f = make(MISSING_KEY, format!("missing required key `{name}` in {}", section_name(pointer, in_settings)), false);
+            let mut f = make(
+                MISSING_KEY,
+                format!("missing required key `{name}` in {}", section_name(pointer, in_settings)),
+                false,
+            );
             f = f.help(match prop_doc {
                 Some(d) => format!("add `{name}`: {d}"),
                 None => format!("add `{name}`"),
@@ -215,19 +230,31 @@ fn finding_for(kind: &ValidationErrorKind, pointer: &str, instance: &Json, schem
             f
         }
         ValidationErrorKind::Type { kind } => {
-            let expected = format!("{kind:?}").to_lowercase().replace("single(", "").replace("multiple(", "").replace(')', "");
+            let expected =
+                format!("{kind:?}").to_lowercase().replace("single(", "").replace("multiple(", "").replace(')', "");
             let expected = expected_type(sub, in_settings).unwrap_or(expected);
-            let mut f = make(WRONG_TYPE, format!("`{key_name}` must be {expected}, found {}", describe(instance, in_settings)), false);
+            let mut f = make(
+                WRONG_TYPE,
+                format!("`{key_name}` must be {expected}, found {}", describe(instance, in_settings)),
+                false,
+            );
             if let Some(d) = doc {
                 f = f.help(d);
             }
             f
         }
-        ValidationErrorKind::Enum { .. } | ValidationErrorKind::OneOfNotValid { .. } | ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::Constant { .. } => {
+        ValidationErrorKind::Enum { .. }
+        | ValidationErrorKind::OneOfNotValid { .. }
+        | ValidationErrorKind::AnyOf { .. }
+        | ValidationErrorKind::Constant { .. } => {
             let options = enum_values(schema, sub);
             if options.is_empty() {
                 // An untagged union such as served_model_name: say what shapes fit.
-                let mut f = make(WRONG_TYPE, format!("`{key_name}` has the wrong shape: {}", describe(instance, in_settings)), false);
+                let mut f = make(
+                    WRONG_TYPE,
+                    format!("`{key_name}` has the wrong shape: {}", describe(instance, in_settings)),
+                    false,
+                );
                 if let Some(d) = doc {
                     f = f.help(d);
                 }
@@ -240,31 +267,82 @@ fn finding_for(kind: &ValidationErrorKind, pointer: &str, instance: &Json, schem
                 message = format!("{message}: {note}");
             }
             let mut f = make(owner, message, false);
-            f = match crate::rules::enum_alias(&given).filter(|a| options.iter().any(|o| o == a)).or_else(|| nearest(&given, &options)) {
-                Some(best) => f.help(format!("did you mean `{best}`? Valid values: {}", options.join(", "))).label(format!("did you mean `{best}`?")),
+            f = match crate::rules::enum_alias(&given)
+                .filter(|a| options.iter().any(|o| o == a))
+                .or_else(|| nearest(&given, &options))
+            {
+                Some(best) => f
+                    .help(format!("did you mean `{best}`? Valid values: {}", options.join(", ")))
+                    .label(format!("did you mean `{best}`?")),
                 None => f.help(format!("valid values: {}", options.join(", "))),
             };
             f
         }
         ValidationErrorKind::Minimum { limit } | ValidationErrorKind::ExclusiveMinimum { limit } => {
             let strict = matches!(kind, ValidationErrorKind::ExclusiveMinimum { .. });
-            range_finding(make(OUT_OF_RANGE, format!("`{key_name}` is {}, must be {} {limit}", describe(instance, in_settings), if strict { ">" } else { ">=" }), false), doc)
+            range_finding(
+                make(
+                    OUT_OF_RANGE,
+                    format!(
+                        "`{key_name}` is {}, must be {} {limit}",
+                        describe(instance, in_settings),
+                        if strict { ">" } else { ">=" }
+                    ),
+                    false,
+                ),
+                doc,
+            )
         }
         ValidationErrorKind::Maximum { limit } | ValidationErrorKind::ExclusiveMaximum { limit } => {
             let strict = matches!(kind, ValidationErrorKind::ExclusiveMaximum { .. });
-            range_finding(make(OUT_OF_RANGE, format!("`{key_name}` is {}, must be {} {limit}", describe(instance, in_settings), if strict { "<" } else { "<=" }), false), doc)
+            range_finding(
+                make(
+                    OUT_OF_RANGE,
+                    format!(
+                        "`{key_name}` is {}, must be {} {limit}",
+                        describe(instance, in_settings),
+                        if strict { "<" } else { "<=" }
+                    ),
+                    false,
+                ),
+                doc,
+            )
         }
-        ValidationErrorKind::MinLength { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` must have at least {limit} character(s)"), false), doc),
-        ValidationErrorKind::MaxLength { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` is longer than {limit} characters"), false), doc),
-        ValidationErrorKind::MinItems { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` needs at least {limit} item(s)"), false), doc),
-        ValidationErrorKind::MaxItems { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` has more than {limit} items"), false), doc),
-        ValidationErrorKind::MinProperties { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` needs at least {limit} entr{}", if *limit == 1 { "y" } else { "ies" }), false), doc),
-        ValidationErrorKind::MaxProperties { limit } => range_finding(make(OUT_OF_RANGE, format!("`{key_name}` has more than {limit} entries"), false), doc),
+        ValidationErrorKind::MinLength { limit } => range_finding(
+            make(OUT_OF_RANGE, format!("`{key_name}` must have at least {limit} character(s)"), false),
+            doc,
+        ),
+        ValidationErrorKind::MaxLength { limit } => {
+            range_finding(make(OUT_OF_RANGE, format!("`{key_name}` is longer than {limit} characters"), false), doc)
+        }
+        ValidationErrorKind::MinItems { limit } => {
+            range_finding(make(OUT_OF_RANGE, format!("`{key_name}` needs at least {limit} item(s)"), false), doc)
+        }
+        ValidationErrorKind::MaxItems { limit } => {
+            range_finding(make(OUT_OF_RANGE, format!("`{key_name}` has more than {limit} items"), false), doc)
+        }
+        ValidationErrorKind::MinProperties { limit } => range_finding(
+            make(
+                OUT_OF_RANGE,
+                format!("`{key_name}` needs at least {limit} entr{}", if *limit == 1 { "y" } else { "ies" }),
+                false,
+            ),
+            doc,
+        ),
+        ValidationErrorKind::MaxProperties { limit } => {
+            range_finding(make(OUT_OF_RANGE, format!("`{key_name}` has more than {limit} entries"), false), doc)
+        }
         ValidationErrorKind::PropertyNames { error } => {
             let name = error.instance().as_str().unwrap_or_default().to_string();
             let at = join_pointer(&pointer_tokens(pointer).chain(std::iter::once(name.clone())).collect::<Vec<_>>());
-            Finding::new(INVALID_VALUE.0, INVALID_VALUE.1, Severity::Error, format!("`{name}` is not a valid key in {}", section_name(pointer, in_settings)), target(in_settings, at, true))
-                .help("percentile keys are written p50, p95, p99, p99.9, ...")
+            Finding::new(
+                INVALID_VALUE.0,
+                INVALID_VALUE.1,
+                Severity::Error,
+                format!("`{name}` is not a valid key in {}", section_name(pointer, in_settings)),
+                target(in_settings, at, true),
+            )
+            .help("percentile keys are written p50, p95, p99, p99.9, ...")
         }
         ValidationErrorKind::Pattern { pattern } => {
             let secret = instance.as_str().is_some_and(|v| crate::rules::security::looks_like_secret(v, "").is_some());
@@ -272,7 +350,10 @@ fn finding_for(kind: &ValidationErrorKind, pointer: &str, instance: &Json, schem
                 // Diagnostics end up in logs: never echo what looks like a key.
                 format!("`{key_name}` holds what looks like a key, not the expected form `{pattern}`")
             } else {
-                format!("`{key_name}` value {} does not match the expected form `{pattern}`", describe(instance, in_settings))
+                format!(
+                    "`{key_name}` value {} does not match the expected form `{pattern}`",
+                    describe(instance, in_settings)
+                )
             };
             range_finding(make(INVALID_VALUE, message, false), doc)
         }
@@ -288,9 +369,17 @@ fn unknown_key(name: &str, pointer: &str, schema: &Json, in_settings: bool) -> F
     use codes::UNKNOWN_KEY;
     let known = property_names(schema_at(schema, pointer));
     let at = join_pointer(&pointer_tokens(pointer).chain(std::iter::once(name.to_string())).collect::<Vec<_>>());
-    let mut f = Finding::new(UNKNOWN_KEY.0, UNKNOWN_KEY.1, Severity::Error, format!("unknown key `{name}` in {}", section_name(pointer, in_settings)), target(in_settings, at, true));
+    let mut f = Finding::new(
+        UNKNOWN_KEY.0,
+        UNKNOWN_KEY.1,
+        Severity::Error,
+        format!("unknown key `{name}` in {}", section_name(pointer, in_settings)),
+        target(in_settings, at, true),
+    );
     if let Some(home) = known_elsewhere(name, schema, pointer, in_settings) {
-        return f.help(format!("`{name}` belongs in {home}, not in {}", section_name(pointer, in_settings))).label(format!("move to {home}"));
+        return f
+            .help(format!("`{name}` belongs in {home}, not in {}", section_name(pointer, in_settings)))
+            .label(format!("move to {home}"));
     }
     f = match nearest(name, &known) {
         Some(best) => f.help(format!("did you mean `{best}`?")).label(format!("did you mean `{best}`?")),
@@ -341,7 +430,8 @@ fn resolve<'a>(root: &'a Json, mut node: &'a Json) -> &'a Json {
             .or_else(|| {
                 // Option<T> becomes anyOf [T, null]: look through to T.
                 node.get("anyOf").and_then(Json::as_array).and_then(|alts| {
-                    let non_null: Vec<&Json> = alts.iter().filter(|a| a.get("type") != Some(&Json::from("null"))).collect();
+                    let non_null: Vec<&Json> =
+                        alts.iter().filter(|a| a.get("type") != Some(&Json::from("null"))).collect();
                     (non_null.len() == 1).then(|| non_null[0])
                 })
             });
@@ -411,7 +501,10 @@ fn enum_values(root: &Json, schema: Option<&Json>) -> Vec<String> {
             alts.iter()
                 .flat_map(|a| {
                     a.get("const").and_then(Json::as_str).map(|s| vec![s.to_string()]).unwrap_or_else(|| {
-                        a.get("enum").and_then(Json::as_array).map(|e| e.iter().filter_map(Json::as_str).map(str::to_string).collect()).unwrap_or_default()
+                        a.get("enum")
+                            .and_then(Json::as_array)
+                            .map(|e| e.iter().filter_map(Json::as_str).map(str::to_string).collect())
+                            .unwrap_or_default()
                     })
                 })
                 .collect()
@@ -440,7 +533,10 @@ fn known_elsewhere(name: &str, root: &Json, pointer: &str, in_settings: bool) ->
     })
 }
 
-fn walk_properties(root: &Json, node: &Json, path: &mut Vec<String>, visit: &mut dyn FnMut(&[String], &serde_json::Map<String, Json>)) {
+/// Called with each object schema's path and its properties.
+type PropertyVisitor<'a> = dyn FnMut(&[String], &serde_json::Map<String, Json>) + 'a;
+
+fn walk_properties(root: &Json, node: &Json, path: &mut Vec<String>, visit: &mut PropertyVisitor<'_>) {
     if path.len() > 4 {
         return;
     }

@@ -93,9 +93,7 @@ impl Node {
             Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
             Value::String(s) => J::String(s.clone()),
             Value::Array(items) => J::Array(items.iter().map(Node::to_json).collect()),
-            Value::Object(entries) => {
-                J::Object(entries.iter().map(|e| (e.key.clone(), e.value.to_json())).collect())
-            }
+            Value::Object(entries) => J::Object(entries.iter().map(|e| (e.key.clone(), e.value.to_json())).collect()),
         }
     }
 
@@ -141,10 +139,7 @@ pub fn escape_token(token: &str) -> String {
 }
 
 pub fn pointer_tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
-    pointer
-        .split('/')
-        .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+    pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~"))
 }
 
 pub fn join_pointer<S: AsRef<str>>(tokens: &[S]) -> String {

@@ -40,12 +40,16 @@ impl Url {
 
     /// Whether the host is this machine (traffic never leaves it).
     pub fn is_loopback(&self) -> bool {
-        self.host == "localhost" || self.host.starts_with("127.") || self.host == "::1" || self.host.ends_with(".localhost")
+        self.host == "localhost"
+            || self.host.starts_with("127.")
+            || self.host == "::1"
+            || self.host.ends_with(".localhost")
     }
 
     /// Whether a URL carries credentials in its user-info part.
     pub fn has_userinfo(text: &str) -> bool {
-        text.split_once("://").is_some_and(|(_, rest)| rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())].contains('@'))
+        text.split_once("://")
+            .is_some_and(|(_, rest)| rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())].contains('@'))
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use cfg_core::schema::{schema_text, FileKind};
+use cfg_core::schema::{FileKind, schema_text};
 
 #[test]
 fn committed_schemas_match_the_types() {
@@ -34,6 +34,7 @@ fn example_files_point_at_their_schemas() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let config = std::fs::read_to_string(root.join("examples/config.toml")).unwrap();
     assert!(config.starts_with("#:schema ../schemas/config.schema.json"));
-    let settings: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("examples/settings.json")).unwrap()).unwrap();
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("examples/settings.json")).unwrap()).unwrap();
     assert_eq!(settings["$schema"], "../schemas/settings.schema.json");
 }

@@ -45,7 +45,13 @@ fn paint(style: Style, text: &str) -> String {
 pub fn render(d: &Diagnostic, source: Option<&SourceFile>, styles: &Styles) -> String {
     let mut out = String::new();
     let sev = styles.severity(d.severity);
-    let _ = writeln!(out, "{}{} {}", paint(sev, &format!("{}[{}]", d.severity, d.code)), paint(styles.bold, ":"), paint(styles.bold, &d.message));
+    let _ = writeln!(
+        out,
+        "{}{} {}",
+        paint(sev, &format!("{}[{}]", d.severity, d.code)),
+        paint(styles.bold, ":"),
+        paint(styles.bold, &d.message)
+    );
     let line_no = d.line.to_string();
     let pad = " ".repeat(line_no.len());
     let _ = writeln!(out, "{pad}{} {}:{}:{}", paint(styles.gutter, "-->"), d.file, d.line, d.column);
@@ -53,13 +59,34 @@ pub fn render(d: &Diagnostic, source: Option<&SourceFile>, styles: &Styles) -> S
         let text = source.line_text(d.line);
         // One character in, one out, so carets stay aligned; control characters
         // would corrupt the terminal.
-        let shown: String = text.chars().map(|c| if c == '\t' { ' ' } else if c.is_control() { '\u{fffd}' } else { c }).collect();
+        let shown: String = text
+            .chars()
+            .map(|c| {
+                if c == '\t' {
+                    ' '
+                } else if c.is_control() {
+                    '\u{fffd}'
+                } else {
+                    c
+                }
+            })
+            .collect();
         let _ = writeln!(out, "{pad} {}", paint(styles.gutter, "|"));
         let _ = writeln!(out, "{} {} {}", paint(styles.gutter, &line_no), paint(styles.gutter, "|"), shown.trim_end());
-        let width = if d.end_line == d.line { d.end_column.saturating_sub(d.column) } else { text.chars().count() + 1 - d.column };
+        let width = if d.end_line == d.line {
+            d.end_column.saturating_sub(d.column)
+        } else {
+            text.chars().count() + 1 - d.column
+        };
         let carets = "^".repeat(width.max(1));
         let label = d.label.as_deref().map(|l| format!(" {l}")).unwrap_or_default();
-        let _ = writeln!(out, "{pad} {} {}{}", paint(styles.gutter, "|"), " ".repeat(d.column - 1), paint(sev, &format!("{carets}{label}")));
+        let _ = writeln!(
+            out,
+            "{pad} {} {}{}",
+            paint(styles.gutter, "|"),
+            " ".repeat(d.column - 1),
+            paint(sev, &format!("{carets}{label}"))
+        );
         let _ = writeln!(out, "{pad} {}", paint(styles.gutter, "|"));
     }
     if let Some(help) = &d.help {
@@ -77,7 +104,25 @@ pub fn summary(diagnostics: &[Diagnostic], files: usize, styles: &Styles) -> Str
     if e + w + i == 0 {
         return format!("{} {files} checked, no problems\n", paint(styles.help, "ok:"));
     }
-    let style = if e > 0 { styles.error } else if w > 0 { styles.warning } else { styles.info };
-    let word = if e > 0 { "error:" } else if w > 0 { "warning:" } else { "info:" };
-    format!("{} {}, {}, {} in {files}\n", paint(style, word), plural(e, "error"), plural(w, "warning"), plural(i, "info"))
+    let style = if e > 0 {
+        styles.error
+    } else if w > 0 {
+        styles.warning
+    } else {
+        styles.info
+    };
+    let word = if e > 0 {
+        "error:"
+    } else if w > 0 {
+        "warning:"
+    } else {
+        "info:"
+    };
+    format!(
+        "{} {}, {}, {} in {files}\n",
+        paint(style, word),
+        plural(e, "error"),
+        plural(w, "warning"),
+        plural(i, "info")
+    )
 }

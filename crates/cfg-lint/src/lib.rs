@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use cfg_core::rules::{self, RULES};
-use cfg_core::schema::{schema_text, FileKind};
+use cfg_core::schema::{FileKind, schema_text};
 use cfg_core::{Diagnostic, Input, Options, Severity, SourceFile};
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -164,9 +164,13 @@ pub fn main() -> ExitCode {
 /// Runs one command; returns the exit code.
 pub fn run(command: Command, io: &mut Io<'_>) -> u8 {
     let result = match command {
-        Command::Check { files, format, deny_warnings, quiet, model_config } => check(&files, format, deny_warnings, quiet, model_config.as_deref(), io),
+        Command::Check { files, format, deny_warnings, quiet, model_config } => {
+            check(&files, format, deny_warnings, quiet, model_config.as_deref(), io)
+        }
         Command::Render { config, format, output, force } => render(&config, format, output.as_deref(), force, io),
-        Command::Memory { config, model_config, format, list_gpus, list_models } => memory_view::run(config.as_deref(), model_config.as_deref(), format, list_gpus, list_models, io),
+        Command::Memory { config, model_config, format, list_gpus, list_models } => {
+            memory_view::run(config.as_deref(), model_config.as_deref(), format, list_gpus, list_models, io)
+        }
         Command::Schema { kind, write, check } => schema(kind, write.as_deref(), check.as_deref(), io),
         Command::Init { dir, force } => init(&dir, force, io),
         Command::Rules { format } => list_rules(format, io),
@@ -176,7 +180,7 @@ pub fn run(command: Command, io: &mut Io<'_>) -> u8 {
         Ok(code) => code,
         Err(message) => {
             let styles = human::Styles::new(io.color);
-            let _ = writeln!(io.err, "{}{} {message}", styles.error.render(), "error:");
+            let _ = writeln!(io.err, "{}error: {message}", styles.error.render());
             let _ = write!(io.err, "{}", styles.error.render_reset());
             2
         }
@@ -187,7 +191,9 @@ type CmdResult = Result<u8, String>;
 
 fn read(path: &Path) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    String::from_utf8(bytes).map_err(|e| format!("{} is not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to()))
+    String::from_utf8(bytes).map_err(|e| {
+        format!("{} is not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to())
+    })
 }
 
 fn display_name(path: &Path) -> String {
@@ -200,19 +206,29 @@ pub fn lint_paths(files: &[PathBuf], model_config: Option<&Path>) -> Result<(Vec
     for path in files {
         let text = read(path)?;
         let name = display_name(path);
-        let kind = cfg_core::detect_kind(&name, &text).ok_or_else(|| format!("cannot tell whether {name} is a config.toml or a settings.json; name it *.toml or *.json"))?;
+        let kind = cfg_core::detect_kind(&name, &text).ok_or_else(|| {
+            format!("cannot tell whether {name} is a config.toml or a settings.json; name it *.toml or *.json")
+        })?;
         inputs.push(Input::new(kind, name, text));
     }
     let mut options = Options::default();
     if let Some(path) = model_config {
         let text = read(path)?;
-        options.model_config = Some(cfg_core::hf::architecture_from_config_json(&text).map_err(|e| format!("{}: {e}", path.display()))?);
+        options.model_config =
+            Some(cfg_core::hf::architecture_from_config_json(&text).map_err(|e| format!("{}: {e}", path.display()))?);
     }
     let report = cfg_core::lint(&inputs, &options);
     Ok((inputs, report))
 }
 
-fn check(files: &[PathBuf], format: Format, deny_warnings: bool, quiet: bool, model_config: Option<&Path>, io: &mut Io<'_>) -> CmdResult {
+fn check(
+    files: &[PathBuf],
+    format: Format,
+    deny_warnings: bool,
+    quiet: bool,
+    model_config: Option<&Path>,
+    io: &mut Io<'_>,
+) -> CmdResult {
     let (inputs, report) = lint_paths(files, model_config)?;
     let text = format_report(&inputs, &report, format, quiet, io.color);
     io.out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
@@ -222,7 +238,8 @@ fn check(files: &[PathBuf], format: Format, deny_warnings: bool, quiet: bool, mo
 
 /// The text `cfg-lint check` prints for a report.
 pub fn format_report(inputs: &[Input], report: &cfg_core::Report, format: Format, quiet: bool, color: bool) -> String {
-    let shown: Vec<Diagnostic> = report.diagnostics.iter().filter(|d| !(quiet && d.severity == Severity::Info)).cloned().collect();
+    let shown: Vec<Diagnostic> =
+        report.diagnostics.iter().filter(|d| !(quiet && d.severity == Severity::Info)).cloned().collect();
     match format {
         Format::Human => {
             let styles = human::Styles::new(color);
@@ -248,7 +265,11 @@ fn render(config: &Path, format: RenderFormat, output: Option<&Path>, force: boo
         for d in &errors {
             let _ = write!(io.err, "{}", human::render(d, Some(&inputs[0].source), &styles));
         }
-        let _ = writeln!(io.err, "{} not rendering a config with errors (vLLM would refuse it); fix them or pass --force", styles.error.render().to_string() + "error:" + &styles.error.render_reset().to_string());
+        let _ = writeln!(
+            io.err,
+            "{} not rendering a config with errors (vLLM would refuse it); fix them or pass --force",
+            styles.error.render().to_string() + "error:" + &styles.error.render_reset().to_string()
+        );
         return Ok(1);
     };
     let launch = cfg_core::render::launch(cfg);
@@ -299,7 +320,12 @@ fn schema(kind: Option<SchemaKind>, write: Option<&Path>, check: Option<&Path>, 
             let _ = writeln!(io.out, "schemas in {} are up to date", dir.display());
             return Ok(0);
         }
-        let _ = writeln!(io.err, "error: generated schemas differ from {}\nregenerate them with: cargo run -p cfg-lint -- schema --write {}", stale.join(", "), dir.display());
+        let _ = writeln!(
+            io.err,
+            "error: generated schemas differ from {}\nregenerate them with: cargo run -p cfg-lint -- schema --write {}",
+            stale.join(", "),
+            dir.display()
+        );
         return Ok(1);
     }
     let ks = kinds(kind);
@@ -317,17 +343,20 @@ fn init(dir: &Path, force: bool, io: &mut Io<'_>) -> CmdResult {
         (dir.join("schemas").join(FileKind::Config.schema_file_name()), schema_text(FileKind::Config)),
         (dir.join("schemas").join(FileKind::Settings.schema_file_name()), schema_text(FileKind::Settings)),
     ];
-    if !force {
-        if let Some((existing, _)) = files.iter().take(2).find(|(p, _)| p.exists()) {
-            return Err(format!("{} already exists; pass --force to overwrite", existing.display()));
-        }
+    if !force && let Some((existing, _)) = files.iter().take(2).find(|(p, _)| p.exists()) {
+        return Err(format!("{} already exists; pass --force to overwrite", existing.display()));
     }
     std::fs::create_dir_all(dir.join("schemas")).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     for (path, text) in &files {
         std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         let _ = writeln!(io.out, "wrote {}", path.display());
     }
-    let _ = writeln!(io.out, "next: edit them, then run `cfg-lint check {} {}`", files[0].0.display(), files[1].0.display());
+    let _ = writeln!(
+        io.out,
+        "next: edit them, then run `cfg-lint check {} {}`",
+        files[0].0.display(),
+        files[1].0.display()
+    );
     Ok(0)
 }
 
@@ -340,7 +369,16 @@ fn list_rules(format: Format, io: &mut Io<'_>) -> CmdResult {
     let styles = human::Styles::new(io.color);
     for r in RULES {
         let sev = styles.severity(r.severity);
-        let _ = writeln!(io.out, "{}  {}{:<8}{} {:<38} {}", r.code, sev.render(), r.severity.as_str(), sev.render_reset(), r.name, r.summary());
+        let _ = writeln!(
+            io.out,
+            "{}  {}{:<8}{} {:<38} {}",
+            r.code,
+            sev.render(),
+            r.severity.as_str(),
+            sev.render_reset(),
+            r.name,
+            r.summary()
+        );
     }
     let _ = writeln!(io.out, "\n{} rules; `cfg-lint explain CODE` prints one in full", RULES.len());
     Ok(0)
@@ -354,7 +392,14 @@ fn explain(code: &str, io: &mut Io<'_>) -> CmdResult {
             None => format!("no rule {code} (`cfg-lint rules` lists them)"),
         }
     })?;
-    let _ = writeln!(io.out, "{} {} (default severity: {})\n\n{}", rule.code, rule.name, rule.severity, rule.documentation());
+    let _ = writeln!(
+        io.out,
+        "{} {} (default severity: {})\n\n{}",
+        rule.code,
+        rule.name,
+        rule.severity,
+        rule.documentation()
+    );
     Ok(0)
 }
 

@@ -2,7 +2,7 @@
 
 use cfg_core::rules::RULES;
 use cfg_core::{Diagnostic, Severity};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 pub fn json_report(diagnostics: &[Diagnostic], files: usize) -> Value {
     let count = |s| diagnostics.iter().filter(|d| d.severity == s).count();

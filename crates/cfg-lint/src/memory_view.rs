@@ -3,24 +3,57 @@
 use std::path::Path;
 
 use cfg_core::catalog::{GPUS, MODELS};
-use cfg_core::memory::{gib, MemoryReport, Missing, GIB};
+use cfg_core::memory::{GIB, MemoryReport, Missing, gib};
 
-use crate::{human, lint_paths, Format, Io};
+use crate::{Format, Io, human, lint_paths};
 
-pub fn run(config: Option<&Path>, model_config: Option<&Path>, format: Format, list_gpus: bool, list_models: bool, io: &mut Io<'_>) -> Result<u8, String> {
+pub fn run(
+    config: Option<&Path>,
+    model_config: Option<&Path>,
+    format: Format,
+    list_gpus: bool,
+    list_models: bool,
+    io: &mut Io<'_>,
+) -> Result<u8, String> {
     if list_gpus {
-        let _ = writeln!(io.out, "{:<14} {:>8} {:>6} {:>10} {:>12}  aliases", "GPU", "memory", "cc", "GB/s", "bf16 TFLOP/s");
+        let _ = writeln!(
+            io.out,
+            "{:<14} {:>8} {:>6} {:>10} {:>12}  aliases",
+            "GPU", "memory", "cc", "GB/s", "bf16 TFLOP/s"
+        );
         for g in GPUS {
             let cc = g.compute_capability.map_or("-".to_string(), |(a, b)| format!("{a}.{b}"));
-            let _ = writeln!(io.out, "{:<14} {:>5} GiB {:>6} {:>10} {:>12}  {}", g.name, g.memory_gib, cc, g.memory_bandwidth_gbps, g.bf16_dense_tflops, g.aliases.join(", "));
+            let _ = writeln!(
+                io.out,
+                "{:<14} {:>5} GiB {:>6} {:>10} {:>12}  {}",
+                g.name,
+                g.memory_gib,
+                cc,
+                g.memory_bandwidth_gbps,
+                g.bf16_dense_tflops,
+                g.aliases.join(", ")
+            );
         }
         return Ok(0);
     }
     if list_models {
-        let _ = writeln!(io.out, "{:<48} {:>9} {:>6} {:>5} {:>4} {:>8}", "model", "params", "layers", "heads", "kv", "max len");
+        let _ = writeln!(
+            io.out,
+            "{:<48} {:>9} {:>6} {:>5} {:>4} {:>8}",
+            "model", "params", "layers", "heads", "kv", "max len"
+        );
         for m in MODELS {
             let a = &m.arch;
-            let _ = writeln!(io.out, "{:<48} {:>8.1}B {:>6} {:>5} {:>4} {:>8}", m.id, a.num_parameters as f64 / 1e9, a.num_hidden_layers, a.num_attention_heads, a.num_key_value_heads, a.max_position_embeddings);
+            let _ = writeln!(
+                io.out,
+                "{:<48} {:>8.1}B {:>6} {:>5} {:>4} {:>8}",
+                m.id,
+                a.num_parameters as f64 / 1e9,
+                a.num_hidden_layers,
+                a.num_attention_heads,
+                a.num_key_value_heads,
+                a.max_position_embeddings
+            );
         }
         return Ok(0);
     }
@@ -35,16 +68,19 @@ pub fn run(config: Option<&Path>, model_config: Option<&Path>, format: Format, l
     };
     let memory = report.memory.clone().ok_or_else(|| {
         let mut c = cfg.clone();
-        if let Some(path) = model_config {
-            if let Ok(text) = std::fs::read_to_string(path) {
-                if let Ok(a) = cfg_core::hf::architecture_from_config_json(&text) {
-                    cfg_core::lint::merge_architecture(&mut c, &a);
-                }
-            }
+        if let Some(path) = model_config
+            && let Ok(text) = std::fs::read_to_string(path)
+            && let Ok(a) = cfg_core::hf::architecture_from_config_json(&text)
+        {
+            cfg_core::lint::merge_architecture(&mut c, &a);
         }
         match cfg_core::memory::estimate(&c) {
-            Err(Missing::Gpu) => "no GPU named: add [hardware] gpu = \"...\" (see --list-gpus) or memory_gib".to_string(),
-            Err(Missing::Architecture(f)) => format!("the model's `{f}` is unknown: add it under [model.architecture] or pass --model-config config.json"),
+            Err(Missing::Gpu) => {
+                "no GPU named: add [hardware] gpu = \"...\" (see --list-gpus) or memory_gib".to_string()
+            }
+            Err(Missing::Architecture(f)) => format!(
+                "the model's `{f}` is unknown: add it under [model.architecture] or pass --model-config config.json"
+            ),
             Ok(_) => "memory could not be estimated".to_string(),
         }
     })?;
@@ -54,7 +90,11 @@ pub fn run(config: Option<&Path>, model_config: Option<&Path>, format: Format, l
     }
     let _ = write!(io.out, "{}", table(&memory));
     let fits = memory.fits();
-    let _ = writeln!(io.out, "\n{}", if fits { "fits: yes".to_string() } else { "fits: NO (run `cfg-lint check` for the fix)".to_string() });
+    let _ = writeln!(
+        io.out,
+        "\n{}",
+        if fits { "fits: yes".to_string() } else { "fits: NO (run `cfg-lint check` for the fix)".to_string() }
+    );
     Ok(u8::from(!fits))
 }
 
@@ -83,7 +123,13 @@ pub fn table(r: &MemoryReport) -> String {
     for (name, bytes, mark) in rows {
         out.push_str(&format!("  {mark} {name:<28} {:>11} {:>6.1}%\n", gib(bytes), pct(bytes)));
     }
-    out.push_str(&format!("    {:<28} {:>11} {:>6.1}%  (gpu_memory_utilization {})\n", "budget", gib(r.budget_bytes), pct(r.budget_bytes), r.gpu_memory_utilization));
+    out.push_str(&format!(
+        "    {:<28} {:>11} {:>6.1}%  (gpu_memory_utilization {})\n",
+        "budget",
+        gib(r.budget_bytes),
+        pct(r.budget_bytes),
+        r.gpu_memory_utilization
+    ));
     let mut bar = String::new();
     let width = 50.0;
     let mut used = 0usize;

@@ -116,12 +116,7 @@ pub static GPUS: &[GpuSpec] = &[
     },
     GpuSpec {
         name: "A100-40GB",
-        aliases: &[
-            "A100-SXM4-40GB",
-            "A100-PCIE-40GB",
-            "NVIDIA A100-SXM4-40GB",
-            "NVIDIA A100-PCIE-40GB",
-        ],
+        aliases: &["A100-SXM4-40GB", "A100-PCIE-40GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100-PCIE-40GB"],
         vendor: Vendor::Nvidia,
         memory_gib: 40.0,
         compute_capability: Some((8, 0)),
@@ -209,11 +204,7 @@ pub static GPUS: &[GpuSpec] = &[
     },
     GpuSpec {
         name: "RTX-6000-ADA",
-        aliases: &[
-            "RTX-6000-Ada-Generation",
-            "NVIDIA RTX 6000 Ada Generation",
-            "6000-Ada",
-        ],
+        aliases: &["RTX-6000-Ada-Generation", "NVIDIA RTX 6000 Ada Generation", "6000-Ada"],
         vendor: Vendor::Nvidia,
         memory_gib: 48.0,
         compute_capability: Some((8, 9)),
@@ -224,12 +215,7 @@ pub static GPUS: &[GpuSpec] = &[
     // ----------------------------------------------------------- Volta/Turing
     GpuSpec {
         name: "V100-32GB",
-        aliases: &[
-            "V100-SXM2-32GB",
-            "V100-PCIE-32GB",
-            "Tesla V100-SXM2-32GB",
-            "Tesla V100-PCIE-32GB",
-        ],
+        aliases: &["V100-SXM2-32GB", "V100-PCIE-32GB", "Tesla V100-SXM2-32GB", "Tesla V100-PCIE-32GB"],
         vendor: Vendor::Nvidia,
         memory_gib: 32.0,
         compute_capability: Some((7, 0)),
@@ -239,13 +225,7 @@ pub static GPUS: &[GpuSpec] = &[
     },
     GpuSpec {
         name: "V100-16GB",
-        aliases: &[
-            "V100",
-            "V100-SXM2-16GB",
-            "V100-PCIE-16GB",
-            "Tesla V100-SXM2-16GB",
-            "Tesla V100-PCIE-16GB",
-        ],
+        aliases: &["V100", "V100-SXM2-16GB", "V100-PCIE-16GB", "Tesla V100-SXM2-16GB", "Tesla V100-PCIE-16GB"],
         vendor: Vendor::Nvidia,
         memory_gib: 16.0,
         compute_capability: Some((7, 0)),

@@ -84,20 +84,14 @@ pub struct ModelSpec {
 }
 
 fn normalise(name: &str) -> String {
-    name.trim()
-        .chars()
-        .filter(|c| !matches!(c, '-' | '_' | ' '))
-        .flat_map(char::to_lowercase)
-        .collect()
+    name.trim().chars().filter(|c| !matches!(c, '-' | '_' | ' ')).flat_map(char::to_lowercase).collect()
 }
 
 /// Looks a GPU up by name or alias, ignoring case, `-`, `_` and spaces
 /// (`h100 80gb`, `H100-80GB` and `h100_80gb` are the same GPU).
 pub fn find_gpu(name: &str) -> Option<&'static GpuSpec> {
     let wanted = normalise(name);
-    GPUS.iter().find(|gpu| {
-        normalise(gpu.name) == wanted || gpu.aliases.iter().any(|a| normalise(a) == wanted)
-    })
+    GPUS.iter().find(|gpu| normalise(gpu.name) == wanted || gpu.aliases.iter().any(|a| normalise(a) == wanted))
 }
 
 /// Looks a model up by Hugging Face id (or alias), ignoring case. A local path
@@ -106,15 +100,10 @@ pub fn find_gpu(name: &str) -> Option<&'static GpuSpec> {
 pub fn find_model(name: &str) -> Option<&'static ModelSpec> {
     let wanted = name.trim().trim_end_matches('/').to_ascii_lowercase();
     let ids = |m: &'static ModelSpec| std::iter::once(m.id).chain(m.aliases.iter().copied());
-    MODELS
-        .iter()
-        .find(|m| ids(m).any(|id| id.eq_ignore_ascii_case(&wanted)))
-        .or_else(|| {
-            let tail = wanted.rsplit('/').next().unwrap_or(&wanted);
-            MODELS.iter().find(|m| {
-                ids(m).any(|id| id.rsplit('/').next().is_some_and(|t| t.eq_ignore_ascii_case(tail)))
-            })
-        })
+    MODELS.iter().find(|m| ids(m).any(|id| id.eq_ignore_ascii_case(&wanted))).or_else(|| {
+        let tail = wanted.rsplit('/').next().unwrap_or(&wanted);
+        MODELS.iter().find(|m| ids(m).any(|id| id.rsplit('/').next().is_some_and(|t| t.eq_ignore_ascii_case(tail))))
+    })
 }
 
 #[cfg(test)]
@@ -125,11 +114,8 @@ mod tests {
     fn catalogs_are_large_enough_and_unique() {
         assert!(GPUS.len() >= 15, "{} GPUs", GPUS.len());
         assert!(MODELS.len() >= 25, "{} models", MODELS.len());
-        let mut names: Vec<String> = GPUS
-            .iter()
-            .flat_map(|g| std::iter::once(g.name).chain(g.aliases.iter().copied()))
-            .map(normalise)
-            .collect();
+        let mut names: Vec<String> =
+            GPUS.iter().flat_map(|g| std::iter::once(g.name).chain(g.aliases.iter().copied())).map(normalise).collect();
         let n = names.len();
         names.sort();
         names.dedup();

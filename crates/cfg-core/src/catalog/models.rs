@@ -19,11 +19,7 @@ pub static MODELS: &[ModelSpec] = &[
     // Meta Llama. Base and -Instruct checkpoints share config.json.
     ModelSpec {
         id: "meta-llama/Llama-3.1-8B-Instruct",
-        aliases: &[
-            "meta-llama/Llama-3.1-8B",
-            "meta-llama/Meta-Llama-3.1-8B-Instruct",
-            "meta-llama/Meta-Llama-3.1-8B",
-        ],
+        aliases: &["meta-llama/Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Meta-Llama-3.1-8B"],
         arch: ArchSpec {
             model_type: "llama",
             num_parameters: 8_030_261_248,
@@ -703,17 +699,14 @@ pub static MODELS: &[ModelSpec] = &[
             num_hidden_layers: 61,
             num_attention_heads: 128,
             num_key_value_heads: 128, // as config.json states; MLA caches one latent per token, see `mla`
-            head_dim: 192, // qk_nope_head_dim 128 + qk_rope_head_dim 64 (v_head_dim is 128)
+            head_dim: 192,            // qk_nope_head_dim 128 + qk_rope_head_dim 64 (v_head_dim is 128)
             hidden_size: 7168,
             intermediate_size: 2048, // moe_intermediate_size (per expert); the first 3 dense layers use 18432
             vocab_size: 129280,
             max_position_embeddings: 163840,
             torch_dtype: "bfloat16",
             quant_method: Some("fp8"),
-            mla: Some(MlaSpec {
-                kv_lora_rank: 512,
-                qk_rope_head_dim: 64,
-            }),
+            mla: Some(MlaSpec { kv_lora_rank: 512, qk_rope_head_dim: 64 }),
             num_experts: Some(256), // 8 routed + 1 shared per token
         },
     },

@@ -203,8 +203,11 @@ impl KvCacheDtype {
         match self {
             Auto => None,
             Float16 | Bfloat16 => Some(2.0),
-            Fp8 | Fp8E4m3 | Fp8E5m2 | Fp8Inc | Fp8DsMla | Int8PerTokenHead | Fp8PerTokenHead | TurboquantK8v4 => Some(1.0),
-            Nvfp4DsMla | Turboquant4bitNc | TurboquantK3v4Nc | Turboquant3bitNc | OctaveK3v4 | OctaveK3v3 | OctaveK3v3Compact | Ultraquant4bit | Int4PerTokenHead | Nvfp4 | Nvfp4_4over6 => Some(0.5),
+            Fp8 | Fp8E4m3 | Fp8E5m2 | Fp8Inc | Fp8DsMla | Int8PerTokenHead | Fp8PerTokenHead | TurboquantK8v4 => {
+                Some(1.0)
+            }
+            Nvfp4DsMla | Turboquant4bitNc | TurboquantK3v4Nc | Turboquant3bitNc | OctaveK3v4 | OctaveK3v3
+            | OctaveK3v3Compact | Ultraquant4bit | Int4PerTokenHead | Nvfp4 | Nvfp4_4over6 => Some(0.5),
         }
     }
 }

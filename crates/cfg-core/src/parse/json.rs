@@ -2,7 +2,7 @@
 //! value. No comments, no trailing commas, no duplicate keys: editors and
 //! serde_json would disagree on those, so we reject them with a position.
 
-use super::{check_limits, SyntaxError};
+use super::{SyntaxError, check_limits};
 use crate::tree::{Entry, Node, Value};
 
 pub fn parse_json(text: &str) -> Result<Node, SyntaxError> {
@@ -11,12 +11,20 @@ pub fn parse_json(text: &str) -> Result<Node, SyntaxError> {
     p.skip_bom();
     p.skip_ws();
     if p.pos == p.bytes.len() {
-        return Err(p.error_at(p.pos..p.pos, "the file is empty; expected a JSON object", Some("start with `{` and the settings keys; `cfg-lint init` writes a starter file")));
+        return Err(p.error_at(
+            p.pos..p.pos,
+            "the file is empty; expected a JSON object",
+            Some("start with `{` and the settings keys; `cfg-lint init` writes a starter file"),
+        ));
     }
     let node = p.value()?;
     p.skip_ws();
     if p.pos < p.bytes.len() {
-        return Err(p.error_at(p.pos..p.pos + 1, "unexpected text after the end of the JSON value", Some("a JSON file holds exactly one value; remove what follows it")));
+        return Err(p.error_at(
+            p.pos..p.pos + 1,
+            "unexpected text after the end of the JSON value",
+            Some("a JSON file holds exactly one value; remove what follows it"),
+        ));
     }
     Ok(node)
 }
@@ -46,7 +54,11 @@ impl Parser<'_> {
 
     fn unexpected(&self, expected: &str) -> SyntaxError {
         match self.text[self.pos..].chars().next() {
-            None => self.error_at(self.pos..self.pos, &format!("unexpected end of file, expected {expected}"), Some("the file ends too early: close every `{` and `[`")),
+            None => self.error_at(
+                self.pos..self.pos,
+                &format!("unexpected end of file, expected {expected}"),
+                Some("the file ends too early: close every `{` and `[`"),
+            ),
             Some(c) => {
                 let help = match c {
                     '/' | '#' => Some("JSON has no comments; remove them"),
@@ -54,7 +66,14 @@ impl Parser<'_> {
                     '\'' => Some("JSON strings use double quotes"),
                     _ => None,
                 };
-                self.error_at(self.pos..self.pos + c.len_utf8(), &format!("unexpected character `{}`, expected {expected}", if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }), help)
+                self.error_at(
+                    self.pos..self.pos + c.len_utf8(),
+                    &format!(
+                        "unexpected character `{}`, expected {expected}",
+                        if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }
+                    ),
+                    help,
+                )
             }
         }
     }
@@ -127,10 +146,8 @@ impl Parser<'_> {
             }
         }
         let text = &self.text[start..self.pos];
-        if integer {
-            if let Ok(n) = text.parse::<i64>() {
-                return Ok(Value::Integer(n));
-            }
+        if integer && let Ok(n) = text.parse::<i64>() {
+            return Ok(Value::Integer(n));
         }
         match text.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(Value::Float(x)),
@@ -185,12 +202,20 @@ impl Parser<'_> {
                         }
                         _ => {
                             let end = self.pos.min(self.bytes.len());
-                            return Err(self.error_at(esc_start..end, "invalid escape sequence", Some("valid escapes: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")));
+                            return Err(self.error_at(
+                                esc_start..end,
+                                "invalid escape sequence",
+                                Some("valid escapes: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"),
+                            ));
                         }
                     }
                 }
                 c if (c as u32) < 0x20 => {
-                    return Err(self.error_at(self.pos..self.pos + 1, "control character inside a string", Some("write line breaks as \\n")));
+                    return Err(self.error_at(
+                        self.pos..self.pos + 1,
+                        "control character inside a string",
+                        Some("write line breaks as \\n"),
+                    ));
                 }
                 c => {
                     out.push(c);
@@ -207,7 +232,11 @@ impl Parser<'_> {
                 self.pos += 4;
                 Ok(u32::from_str_radix(d, 16).unwrap_or(0xFFFD))
             }
-            None => Err(self.error_at(esc_start..self.pos.min(self.bytes.len()), "\\u must be followed by four hex digits", None)),
+            None => Err(self.error_at(
+                esc_start..self.pos.min(self.bytes.len()),
+                "\\u must be followed by four hex digits",
+                None,
+            )),
         }
     }
 
@@ -247,7 +276,11 @@ impl Parser<'_> {
                 let key = self.string()?;
                 let key_span = key_start..self.pos;
                 if entries.iter().any(|e| e.key == key) {
-                    return Err(self.error_at(key_span, &format!("duplicate key `{key}`"), Some("each key may appear once per object; delete or rename one of them")));
+                    return Err(self.error_at(
+                        key_span,
+                        &format!("duplicate key `{key}`"),
+                        Some("each key may appear once per object; delete or rename one of them"),
+                    ));
                 }
                 self.skip_ws();
                 if !self.eat(b':') {
@@ -285,7 +318,19 @@ mod tests {
 
     #[test]
     fn rejects_what_editors_would_disagree_on() {
-        for bad in ["", "{", "{\"a\":1,}", "{\"a\":1 // c\n}", "{'a':1}", "{\"a\":01}", "{\"a\":1,\"a\":2}", "[1] 2", "\"\\x\"", "{\"a\":\"\u{1}\"}", "1e999"] {
+        for bad in [
+            "",
+            "{",
+            "{\"a\":1,}",
+            "{\"a\":1 // c\n}",
+            "{'a':1}",
+            "{\"a\":01}",
+            "{\"a\":1,\"a\":2}",
+            "[1] 2",
+            "\"\\x\"",
+            "{\"a\":\"\u{1}\"}",
+            "1e999",
+        ] {
             let err = parse_json(bad).unwrap_err();
             assert!(err.span.end <= bad.len(), "{bad:?}: {err:?}");
         }
@@ -293,7 +338,14 @@ mod tests {
 
     #[test]
     fn garbage_never_panics() {
-        let samples: Vec<String> = vec!["\u{feff}{}".into(), "\"\\ud800\\u0041\"".into(), "\"\\u12".into(), "-".into(), "[".repeat(70), "\u{ff}".into()];
+        let samples: Vec<String> = vec![
+            "\u{feff}{}".into(),
+            "\"\\ud800\\u0041\"".into(),
+            "\"\\u12".into(),
+            "-".into(),
+            "[".repeat(70),
+            "\u{ff}".into(),
+        ];
         for s in samples {
             let _ = parse_json(&s);
         }

@@ -30,7 +30,9 @@ pub(crate) fn check_limits(text: &str, comment: Option<u8>) -> Result<(), Syntax
         return Err(SyntaxError {
             message: format!("file is {} bytes; the limit is {} bytes", text.len(), MAX_FILE_BYTES),
             span: 0..0,
-            help: Some("a config or settings file is a few kilobytes at most; check that this is the right file".into()),
+            help: Some(
+                "a config or settings file is a few kilobytes at most; check that this is the right file".into(),
+            ),
         });
     }
     let bytes = text.as_bytes();
@@ -59,7 +61,9 @@ pub(crate) fn check_limits(text: &str, comment: Option<u8>) -> Result<(), Syntax
                         return Err(SyntaxError {
                             message: format!("nesting deeper than {MAX_DEPTH} levels"),
                             span: i..i + 1,
-                            help: Some("config and settings files nest a few levels; this input is not one of them".into()),
+                            help: Some(
+                                "config and settings files nest a few levels; this input is not one of them".into(),
+                            ),
                         });
                     }
                 }

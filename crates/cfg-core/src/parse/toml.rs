@@ -1,7 +1,7 @@
-use toml::de::{DeTable, DeValue};
 use toml::Spanned;
+use toml::de::{DeTable, DeValue};
 
-use super::{check_limits, SyntaxError};
+use super::{SyntaxError, check_limits};
 use crate::tree::{Entry, Node, Value};
 
 /// Parses TOML into a spanned tree. Datetimes become RFC 3339 strings (none of

@@ -147,7 +147,12 @@ pub struct Derived {
 }
 
 impl<'a> Context<'a> {
-    pub fn new(config: Option<&'a ServerConfig>, settings: Option<&'a LoadTestSettings>, config_tree: Option<&'a Node>, settings_tree: Option<&'a Node>) -> Self {
+    pub fn new(
+        config: Option<&'a ServerConfig>,
+        settings: Option<&'a LoadTestSettings>,
+        config_tree: Option<&'a Node>,
+        settings_tree: Option<&'a Node>,
+    ) -> Self {
         let derived = config.map(|c| {
             let gpu = crate::resolve::gpu(c);
             let arch = crate::resolve::arch(c);
@@ -157,7 +162,11 @@ impl<'a> Context<'a> {
                 Some(g) => crate::memory::estimate_with(c, g, &arch),
                 None => Err(Missing::Gpu),
             };
-            let gpu_count = c.hardware.as_ref().and_then(|h| h.gpu_count).unwrap_or(c.tensor_parallel_size() * c.pipeline_parallel_size());
+            let gpu_count = c
+                .hardware
+                .as_ref()
+                .and_then(|h| h.gpu_count)
+                .unwrap_or(c.tensor_parallel_size() * c.pipeline_parallel_size());
             Derived { gpu, arch, dtype, batch, memory, gpu_count }
         });
         Context { config, settings, config_tree, settings_tree, derived }
@@ -223,7 +232,7 @@ pub(crate) fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -35,7 +35,11 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     let (mnbt, mml) = (b.max_num_batched_tokens, b.max_model_len);
-    let lower = if b.max_model_len_explicit { "lower max_model_len".to_string() } else { format!("set max_model_len (it defaults to the model's {mml}) to {mnbt} or less") };
+    let lower = if b.max_model_len_explicit {
+        "lower max_model_len".to_string()
+    } else {
+        format!("set max_model_len (it defaults to the model's {mml}) to {mnbt} or less")
+    };
     let mut f = RULE.finding(
         format!("max_num_batched_tokens ({mnbt}) is smaller than max_model_len ({mml})"),
         Target::Config("/batching/max_num_batched_tokens".into()),
@@ -46,9 +50,9 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
             .label(format!("a {mml}-token prompt needs {} prefill steps", mml.div_ceil(mnbt)))
             .help(format!("chunked prefill is on, so vLLM starts, but long prompts are prefilled in chunks of {mnbt} tokens and wait longer for their first token; raise max_num_batched_tokens to {mml} if TTFT of long prompts matters"));
     } else {
-        f = f
-            .label("vLLM refuses to start: chunked prefill is off")
-            .help(format!("raise max_num_batched_tokens to at least {mml}, {lower}, or set enable_chunked_prefill = true"));
+        f = f.label("vLLM refuses to start: chunked prefill is off").help(format!(
+            "raise max_num_batched_tokens to at least {mml}, {lower}, or set enable_chunked_prefill = true"
+        ));
     }
     out.push(f);
 }

@@ -34,7 +34,10 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     }
     let gpu = d.gpu.as_ref().map_or("an unnamed GPU".to_string(), |g| g.name.clone());
     out.push(
-        RULE.finding(format!("vLLM will choose {} on {gpu}", missing.join(" and ")), Target::Config("/batching".into()))
-            .help("set the batching knobs explicitly, to values a load test of your traffic chose"),
+        RULE.finding(
+            format!("vLLM will choose {} on {gpu}", missing.join(" and ")),
+            Target::Config("/batching".into()),
+        )
+        .help("set the batching knobs explicitly, to values a load test of your traffic chose"),
     );
 }

@@ -24,10 +24,14 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     if tp <= 1 || heads % tp == 0 {
         return;
     }
-    let valid: Vec<String> = (1..=heads.min(64)).filter(|n| heads % n == 0 && n.is_power_of_two()).map(|n| n.to_string()).collect();
+    let valid: Vec<String> =
+        (1..=heads.min(64)).filter(|n| heads % n == 0 && n.is_power_of_two()).map(|n| n.to_string()).collect();
     out.push(
-        RULE.finding(format!("total number of attention heads ({heads}) must be divisible by tensor parallel size ({tp})"), Target::Config("/parallel/tensor_parallel_size".into()))
-            .label("vLLM refuses to start")
-            .help(format!("use a tensor_parallel_size that divides {heads}: {}", valid.join(", "))),
+        RULE.finding(
+            format!("total number of attention heads ({heads}) must be divisible by tensor parallel size ({tp})"),
+            Target::Config("/parallel/tensor_parallel_size".into()),
+        )
+        .label("vLLM refuses to start")
+        .help(format!("use a tensor_parallel_size that divides {heads}: {}", valid.join(", "))),
     );
 }

@@ -26,8 +26,11 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     out.push(
-        RULE.finding(format!("the model type '{model_type}' does not support float16 (numerical instability)"), Target::Config("/model/dtype".into()))
-            .label("vLLM refuses to start")
-            .help("set dtype = \"bfloat16\" (compute capability 8.0+) or \"float32\""),
+        RULE.finding(
+            format!("the model type '{model_type}' does not support float16 (numerical instability)"),
+            Target::Config("/model/dtype".into()),
+        )
+        .label("vLLM refuses to start")
+        .help("set dtype = \"bfloat16\" (compute capability 8.0+) or \"float32\""),
     );
 }

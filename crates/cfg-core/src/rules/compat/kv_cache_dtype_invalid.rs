@@ -25,24 +25,48 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
     let Some(kv) = config.model.kv_cache_dtype else { return };
     let target = || Target::Config("/model/kv_cache_dtype".into());
-    if matches!(kv, KvCacheDtype::Fp8DsMla | KvCacheDtype::Nvfp4DsMla) && d.arch.model_type.is_some() && !d.arch.is_mla() {
+    if matches!(kv, KvCacheDtype::Fp8DsMla | KvCacheDtype::Nvfp4DsMla)
+        && d.arch.model_type.is_some()
+        && !d.arch.is_mla()
+    {
         out.push(
-            RULE.finding(format!("{} is a layout for DeepSeek-style MLA models; this model uses standard attention", kv.as_str()), target())
-                .label("no attention backend accepts it")
-                .help("use kv_cache_dtype = \"fp8\""),
+            RULE.finding(
+                format!(
+                    "{} is a layout for DeepSeek-style MLA models; this model uses standard attention",
+                    kv.as_str()
+                ),
+                target(),
+            )
+            .label("no attention backend accepts it")
+            .help("use kv_cache_dtype = \"fp8\""),
         );
     }
     if matches!(kv, KvCacheDtype::Fp8Inc) {
-        out.push(RULE.finding("fp8_inc is the KV-cache format of Intel Gaudi (HPU); CUDA and ROCm backends do not accept it", target()).help("use kv_cache_dtype = \"fp8\""));
+        out.push(
+            RULE.finding(
+                "fp8_inc is the KV-cache format of Intel Gaudi (HPU); CUDA and ROCm backends do not accept it",
+                target(),
+            )
+            .help("use kv_cache_dtype = \"fp8\""),
+        );
     }
     let cap = d.gpu.as_ref().and_then(Gpu::capability_code);
-    if let Some(cap) = cap {
-        if cap < 75 && matches!(kv, KvCacheDtype::Fp8 | KvCacheDtype::Fp8E4m3 | KvCacheDtype::Fp8E5m2) {
-            out.push(
-                RULE.finding(format!("an fp8 KV cache needs compute capability 7.5 or newer; the {} has {}.{}", d.gpu.as_ref().map_or("", |g| g.name.as_str()), cap / 10, cap % 10), target())
-                    .label("no attention backend accepts it")
-                    .help("use kv_cache_dtype = \"auto\""),
-            );
-        }
+    if let Some(cap) = cap
+        && cap < 75
+        && matches!(kv, KvCacheDtype::Fp8 | KvCacheDtype::Fp8E4m3 | KvCacheDtype::Fp8E5m2)
+    {
+        out.push(
+            RULE.finding(
+                format!(
+                    "an fp8 KV cache needs compute capability 7.5 or newer; the {} has {}.{}",
+                    d.gpu.as_ref().map_or("", |g| g.name.as_str()),
+                    cap / 10,
+                    cap % 10
+                ),
+                target(),
+            )
+            .label("no attention backend accepts it")
+            .help("use kv_cache_dtype = \"auto\""),
+        );
     }
 }

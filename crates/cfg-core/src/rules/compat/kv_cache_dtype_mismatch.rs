@@ -29,10 +29,21 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     if wanted == d.dtype {
         return;
     }
-    let fix = if d.dtype == ResolvedDtype::Float32 { "set kv_cache_dtype = \"auto\"".to_string() } else { format!("set kv_cache_dtype = \"auto\" or \"{}\"", d.dtype.as_str()) };
+    let fix = if d.dtype == ResolvedDtype::Float32 {
+        "set kv_cache_dtype = \"auto\"".to_string()
+    } else {
+        format!("set kv_cache_dtype = \"auto\" or \"{}\"", d.dtype.as_str())
+    };
     out.push(
-        RULE.finding(format!("kv_cache_dtype=\"{}\" is incompatible with the model dtype \"{}\"", wanted.as_str(), d.dtype.as_str()), Target::Config("/model/kv_cache_dtype".into()))
-            .label("vLLM refuses to start")
-            .help(fix),
+        RULE.finding(
+            format!(
+                "kv_cache_dtype=\"{}\" is incompatible with the model dtype \"{}\"",
+                wanted.as_str(),
+                d.dtype.as_str()
+            ),
+            Target::Config("/model/kv_cache_dtype".into()),
+        )
+        .label("vLLM refuses to start")
+        .help(fix),
     );
 }

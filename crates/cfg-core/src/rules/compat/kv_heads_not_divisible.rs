@@ -32,8 +32,11 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     }
     let (a, b) = if tp >= kv { (tp, kv) } else { (kv, tp) };
     out.push(
-        RULE.finding(format!("{kv} KV heads cannot be split over tensor_parallel_size {tp}: {a} is not divisible by {b}"), Target::Config("/parallel/tensor_parallel_size".into()))
-            .label("vLLM fails while building the model")
-            .help(format!("use a tensor_parallel_size that divides {kv} or is a multiple of it")),
+        RULE.finding(
+            format!("{kv} KV heads cannot be split over tensor_parallel_size {tp}: {a} is not divisible by {b}"),
+            Target::Config("/parallel/tensor_parallel_size".into()),
+        )
+        .label("vLLM fails while building the model")
+        .help(format!("use a tensor_parallel_size that divides {kv} or is a multiple of it")),
     );
 }

@@ -25,7 +25,21 @@ pub(crate) fn min_capability(q: Quantization) -> u32 {
     match q {
         Gptq | AutoGptq | GptqMarlin | Inc => 60,
         CompressedTensors | Quark | MoeWna16 => 70,
-        Awq | AutoAwq | AwqMarlin | Fp8 | DeepseekV4Fp8 | ModeloptFp4 | ModeloptMixed | Torchao | Humming | Online | Fp8PerTensor | Fp8PerBlock | Fp8PerChannel | Int8PerChannelWeightOnly | Nvfp4PerToken => 75,
+        Awq
+        | AutoAwq
+        | AwqMarlin
+        | Fp8
+        | DeepseekV4Fp8
+        | ModeloptFp4
+        | ModeloptMixed
+        | Torchao
+        | Humming
+        | Online
+        | Fp8PerTensor
+        | Fp8PerBlock
+        | Fp8PerChannel
+        | Int8PerChannelWeightOnly
+        | Nvfp4PerToken => 75,
         FbgemmFp8 | Modelopt | ModeloptMxfp8 | Mxfp8 | ExpertsInt8 | Mxfp4 | GptOssMxfp4 => 80,
         FpQuant => 100,
     }

@@ -26,14 +26,20 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     // Equal ports are a conflict, reported by port-conflict (CFG604).
     if let Some(mp) = m.metrics_port.filter(|&mp| mp != port) {
         out.push(
-            RULE.finding(format!("vLLM has no metrics port: /metrics is served on the API port {port}, not on {mp}"), Target::Config("/monitoring/metrics_port".into()))
-                .help(format!("point Prometheus at :{port}/metrics, or run a proxy that serves :{mp}")),
+            RULE.finding(
+                format!("vLLM has no metrics port: /metrics is served on the API port {port}, not on {mp}"),
+                Target::Config("/monitoring/metrics_port".into()),
+            )
+            .help(format!("point Prometheus at :{port}/metrics, or run a proxy that serves :{mp}")),
         );
     }
     if m.enable_metrics == Some(false) {
         out.push(
-            RULE.finding("vLLM cannot turn /metrics off; enable_metrics = false has no effect", Target::Config("/monitoring/enable_metrics".into()))
-                .help("block /metrics at the gateway if it must not be reachable"),
+            RULE.finding(
+                "vLLM cannot turn /metrics off; enable_metrics = false has no effect",
+                Target::Config("/monitoring/enable_metrics".into()),
+            )
+            .help("block /metrics at the gateway if it must not be reachable"),
         );
     }
 }

@@ -24,7 +24,10 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     out.push(
-        RULE.finding(format!("pipeline_parallel_size ({pp}) is larger than the model's {layers} layers"), Target::Config("/parallel/pipeline_parallel_size".into()))
-            .help(format!("use at most {layers} pipeline stages")),
+        RULE.finding(
+            format!("pipeline_parallel_size ({pp}) is larger than the model's {layers} layers"),
+            Target::Config("/parallel/pipeline_parallel_size".into()),
+        )
+        .help(format!("use at most {layers} pipeline stages")),
     );
 }

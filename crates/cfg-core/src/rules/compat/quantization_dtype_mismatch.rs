@@ -29,19 +29,31 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     if !supported.contains(&d.dtype.as_str()) {
         let pointer = if ctx.config_has("/model/dtype") { "/model/dtype" } else { "/model/quantization" };
         out.push(
-            RULE.finding(format!("{} is not supported for quantization method {}; supported dtypes: {}", d.dtype.as_str(), q.as_str(), supported.join(", ")), Target::Config(pointer.into()))
-                .label("vLLM refuses to start")
-                .help(format!("set dtype = \"{}\"", supported.last().copied().unwrap_or("bfloat16"))),
+            RULE.finding(
+                format!(
+                    "{} is not supported for quantization method {}; supported dtypes: {}",
+                    d.dtype.as_str(),
+                    q.as_str(),
+                    supported.join(", ")
+                ),
+                Target::Config(pointer.into()),
+            )
+            .label("vLLM refuses to start")
+            .help(format!("set dtype = \"{}\"", supported.last().copied().unwrap_or("bfloat16"))),
         );
     }
     if let Some(ckpt) = d.arch.quant_method.as_deref() {
         // vLLM probes "override" methods, so a gptq checkpoint may run as gptq_marlin.
-        let compatible = q.as_str() == ckpt || q.as_str().starts_with(ckpt) || (ckpt == "mxfp4" && q.as_str() == "gpt_oss_mxfp4");
+        let compatible =
+            q.as_str() == ckpt || q.as_str().starts_with(ckpt) || (ckpt == "mxfp4" && q.as_str() == "gpt_oss_mxfp4");
         if !compatible {
             out.push(
-                RULE.finding(format!("the checkpoint is already quantized with {ckpt}, but quantization = \"{}\"", q.as_str()), Target::Config("/model/quantization".into()))
-                    .label("vLLM refuses to start")
-                    .help(format!("remove `quantization` (vLLM reads {ckpt} from the checkpoint) or set it to \"{ckpt}\"")),
+                RULE.finding(
+                    format!("the checkpoint is already quantized with {ckpt}, but quantization = \"{}\"", q.as_str()),
+                    Target::Config("/model/quantization".into()),
+                )
+                .label("vLLM refuses to start")
+                .help(format!("remove `quantization` (vLLM reads {ckpt} from the checkpoint) or set it to \"{ckpt}\"")),
             );
         }
     }

@@ -37,9 +37,14 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         );
         return;
     }
-    let mut f = RULE.finding(format!("GPU \"{name}\" is not in the catalog: memory fit, dtype and quantization are not checked"), Target::Config("/hardware/gpu".into()));
+    let mut f = RULE.finding(
+        format!("GPU \"{name}\" is not in the catalog: memory fit, dtype and quantization are not checked"),
+        Target::Config("/hardware/gpu".into()),
+    );
     f = match nearest(name, &names) {
-        Some(best) => f.label(format!("did you mean \"{best}\"?")).help(format!("did you mean \"{best}\"? Otherwise add memory_gib and compute_capability for this GPU under [hardware]")),
+        Some(best) => f.label(format!("did you mean \"{best}\"?")).help(format!(
+            "did you mean \"{best}\"? Otherwise add memory_gib and compute_capability for this GPU under [hardware]"
+        )),
         None => f.help(format!("use one of: {}; or add memory_gib and compute_capability", names.join(", "))),
     };
     out.push(f);

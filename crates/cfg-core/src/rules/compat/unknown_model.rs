@@ -25,7 +25,10 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     let ids: Vec<String> = MODELS.iter().map(|m| m.id.to_string()).collect();
-    let mut f = RULE.finding(format!("model \"{}\" is not in the catalog and has no [model.architecture]", config.model.name), Target::Config("/model/name".into()));
+    let mut f = RULE.finding(
+        format!("model \"{}\" is not in the catalog and has no [model.architecture]", config.model.name),
+        Target::Config("/model/name".into()),
+    );
     f = match nearest(&config.model.name, &ids) {
         Some(best) => f.help(format!("did you mean \"{best}\"? Otherwise add [model.architecture] from the model's config.json")),
         None => f.help("add [model.architecture] with num_parameters, num_hidden_layers, num_attention_heads, num_key_value_heads, hidden_size, vocab_size and max_position_embeddings from the model's config.json"),

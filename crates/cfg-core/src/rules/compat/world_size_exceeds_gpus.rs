@@ -26,7 +26,11 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     let _ = d;
-    let pointer = if ctx.config_has("/parallel/tensor_parallel_size") { "/parallel/tensor_parallel_size" } else { "/parallel/pipeline_parallel_size" };
+    let pointer = if ctx.config_has("/parallel/tensor_parallel_size") {
+        "/parallel/tensor_parallel_size"
+    } else {
+        "/parallel/pipeline_parallel_size"
+    };
     out.push(
         RULE.finding(format!("world size {world} (tensor {tp} x pipeline {pp}) is larger than the {count} GPU(s) in this node"), Target::Config(pointer.into()))
             .label("vLLM refuses to start")

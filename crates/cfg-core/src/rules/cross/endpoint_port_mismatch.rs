@@ -28,7 +28,10 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     out.push(
-        RULE.finding(format!("the endpoint is local port {}, but the server listens on {port}", url.port_or_default()), Target::Settings("/endpoint".into()))
-            .help(format!("use port {port}, unless a local gateway listens on {}", url.port_or_default())),
+        RULE.finding(
+            format!("the endpoint is local port {}, but the server listens on {port}", url.port_or_default()),
+            Target::Settings("/endpoint".into()),
+        )
+        .help(format!("use port {port}, unless a local gateway listens on {}", url.port_or_default())),
     );
 }

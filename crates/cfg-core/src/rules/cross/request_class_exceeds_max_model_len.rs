@@ -35,7 +35,10 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         let what = if class.input_tokens >= mml {
             "the prompt alone fills the context: vLLM rejects every one of these requests with HTTP 400".to_string()
         } else {
-            format!("vLLM clamps their output to {} tokens, so the class is not tested as written", mml - class.input_tokens)
+            format!(
+                "vLLM clamps their output to {} tokens, so the class is not tested as written",
+                mml - class.input_tokens
+            )
         };
         let shorter = if class.output_tokens < mml {
             format!("input_tokens {} with output_tokens {}", mml - class.output_tokens, class.output_tokens)

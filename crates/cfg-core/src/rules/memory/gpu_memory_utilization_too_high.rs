@@ -24,12 +24,22 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let target = Target::Config("/model/gpu_memory_utilization".into());
     if util >= 1.0 {
         out.push(
-            RULE.finding("gpu_memory_utilization = 1.0 always fails: the CUDA context already holds memory when vLLM checks", target)
-                .label("vLLM refuses to start")
-                .help("use 0.90 to 0.95"),
+            RULE.finding(
+                "gpu_memory_utilization = 1.0 always fails: the CUDA context already holds memory when vLLM checks",
+                target,
+            )
+            .label("vLLM refuses to start")
+            .help("use 0.90 to 0.95"),
         );
     } else if util >= 0.98 {
-        let mut f = RULE.finding(format!("gpu_memory_utilization = {util} leaves under 2% for the CUDA context, NCCL and other processes"), target).help("use 0.90 to 0.95 unless you have measured the head-room");
+        let mut f = RULE
+            .finding(
+                format!(
+                    "gpu_memory_utilization = {util} leaves under 2% for the CUDA context, NCCL and other processes"
+                ),
+                target,
+            )
+            .help("use 0.90 to 0.95 unless you have measured the head-room");
         f.severity = Severity::Warning;
         out.push(f);
     }

@@ -1,6 +1,6 @@
 use crate::diagnostic::Target;
 use crate::memory::gib;
-use crate::rules::{thousands, Context};
+use crate::rules::{Context, thousands};
 
 declare_rule! {
     /// # KV-cache capacity and maximum concurrency
@@ -25,10 +25,14 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let Some(d) = &ctx.derived else { return };
     let Ok(r) = &d.memory else { return };
     // At 1.0 vLLM does not start at all (gpu-memory-utilization-too-high).
-    if r.num_gpu_blocks == 0 || r.largest_fitting_max_model_len < u64::from(r.max_model_len) || r.gpu_memory_utilization >= 1.0 {
+    if r.num_gpu_blocks == 0
+        || r.largest_fitting_max_model_len < u64::from(r.max_model_len)
+        || r.gpu_memory_utilization >= 1.0
+    {
         return;
     }
-    let pointer = if ctx.config_has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };
+    let pointer =
+        if ctx.config_has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };
     out.push(
         RULE.finding(
             format!(

@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::{thousands, Context};
+use crate::rules::{Context, thousands};
 
 declare_rule! {
     /// # The KV cache cannot hold `max_num_seqs` typical requests

@@ -25,7 +25,8 @@ declare_rule! {
 fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
     let (Ok(r), Some(gpu)) = (&d.memory, &d.gpu) else { return };
-    if r.kv_cache_bytes <= 0.0 || r.num_gpu_blocks == 0 || r.largest_fitting_max_model_len >= u64::from(r.max_model_len) {
+    if r.kv_cache_bytes <= 0.0 || r.num_gpu_blocks == 0 || r.largest_fitting_max_model_len >= u64::from(r.max_model_len)
+    {
         return;
     }
     let mut fixes = vec![format!("lower max_model_len to {} or less", r.largest_fitting_max_model_len)];

@@ -8,7 +8,7 @@ pub mod max_model_len_does_not_fit;
 pub mod memory_not_checked;
 pub mod model_does_not_fit;
 
-use crate::memory::{gib, MemoryReport};
+use crate::memory::{MemoryReport, gib};
 
 /// "weights 14.96 GiB + activations 2.10 GiB + ..." for messages.
 pub(crate) fn breakdown(r: &MemoryReport) -> String {

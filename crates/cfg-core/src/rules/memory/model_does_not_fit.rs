@@ -44,14 +44,25 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     fixes.push("use a GPU with more memory".into());
     let short = r.weights_bytes + r.activation_bytes + r.non_torch_bytes + r.cuda_graph_bytes - r.budget_bytes;
     let message = if r.weights_bytes > r.gpu_total_bytes {
-        format!("{} of weights per GPU do not fit on the {} ({} per GPU)", gib(r.weights_bytes), r.gpu, gib(r.gpu_total_bytes))
+        format!(
+            "{} of weights per GPU do not fit on the {} ({} per GPU)",
+            gib(r.weights_bytes),
+            r.gpu,
+            gib(r.gpu_total_bytes)
+        )
     } else {
-        format!("no memory left for the KV cache on the {}: weights and overheads exceed the budget by {}", r.gpu, gib(short.max(0.0)))
+        format!(
+            "no memory left for the KV cache on the {}: weights and overheads exceed the budget by {}",
+            r.gpu,
+            gib(short.max(0.0))
+        )
     };
-    let pointer = if ctx.config_has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };
+    let pointer =
+        if ctx.config_has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };
     out.push(
-        RULE.finding(message, Target::Config(pointer.into()))
-            .label(breakdown(r))
-            .help(format!("{}; vLLM would stop with \"No available memory for the cache blocks\"", fixes.join(", or "))),
+        RULE.finding(message, Target::Config(pointer.into())).label(breakdown(r)).help(format!(
+            "{}; vLLM would stop with \"No available memory for the cache blocks\"",
+            fixes.join(", or ")
+        )),
     );
 }

@@ -29,7 +29,14 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     out.push(
-        RULE.finding(format!("the key in ${} would be sent in clear text to {}", settings.api_key_env.as_deref().unwrap_or_default(), url.host), Target::Settings("/endpoint".into()))
-            .help("use an https:// endpoint (the production gateway), or a loopback address for a local test"),
+        RULE.finding(
+            format!(
+                "the key in ${} would be sent in clear text to {}",
+                settings.api_key_env.as_deref().unwrap_or_default(),
+                url.host
+            ),
+            Target::Settings("/endpoint".into()),
+        )
+        .help("use an https:// endpoint (the production gateway), or a loopback address for a local test"),
     );
 }

@@ -34,7 +34,8 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
             let message = if is_api_key && env_reference(value).is_none() {
                 Some(match kind {
                     Some(kind) => format!("server.api_key holds {kind}; it must be an environment reference"),
-                    None => "server.api_key must be an environment reference like ${VLLM_INTERNAL_KEY}, not a literal".to_string(),
+                    None => "server.api_key must be an environment reference like ${VLLM_INTERNAL_KEY}, not a literal"
+                        .to_string(),
                 })
             } else if in_settings && pointer == "/api_key_env" && kind.is_some() {
                 Some("api_key_env holds a key; it must hold the NAME of the environment variable".to_string())

@@ -37,24 +37,29 @@ pub fn looks_like_secret(value: &str, key_name: &str) -> Option<&'static str> {
         ("AIza", "a Google API key"),
     ];
     for (prefix, kind) in PREFIXES {
-        if let Some(rest) = v.strip_prefix(prefix) {
-            if rest.len() >= 16 && token_chars(rest) {
-                return Some(kind);
-            }
+        if let Some(rest) = v.strip_prefix(prefix)
+            && rest.len() >= 16
+            && token_chars(rest)
+        {
+            return Some(kind);
         }
     }
     if v.starts_with("eyJ") && v.matches('.').count() == 2 && v.len() > 40 {
         return Some("a JSON Web Token");
     }
-    if let Some(rest) = v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")) {
-        if rest.len() >= 8 {
-            return Some("a bearer token");
-        }
+    if let Some(rest) = v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer "))
+        && rest.len() >= 8
+    {
+        return Some("a bearer token");
     }
-    if crate::url::Url::has_userinfo(v) && v.split_once("://").is_some_and(|(_, r)| r.split('@').next().is_some_and(|u| u.contains(':'))) {
+    if crate::url::Url::has_userinfo(v)
+        && v.split_once("://").is_some_and(|(_, r)| r.split('@').next().is_some_and(|u| u.contains(':')))
+    {
         return Some("a URL with a password");
     }
-    let sensitive = ["key", "token", "secret", "password", "passwd", "auth", "credential"].iter().any(|w| key_name.to_ascii_lowercase().contains(w));
+    let sensitive = ["key", "token", "secret", "password", "passwd", "auth", "credential"]
+        .iter()
+        .any(|w| key_name.to_ascii_lowercase().contains(w));
     let random_looking = v.len() >= 20
         && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '='))
         && v.chars().any(|c| c.is_ascii_digit())
@@ -81,7 +86,13 @@ mod tests {
         assert!(looks_like_secret("Bearer abcdefgh12", "endpoint").is_some());
         assert!(looks_like_secret("https://u:pw@gw.example/v1", "endpoint").is_some());
         assert!(looks_like_secret("q8Z3xk2LmP0vR7tY1wQ9eN4", "api_key").is_some());
-        for fine in ["meta-llama/Llama-3.1-8B-Instruct", "GATEWAY_API_KEY", "${VLLM_INTERNAL_KEY}", "http://127.0.0.1:8000/v1/chat/completions", "sk-short"] {
+        for fine in [
+            "meta-llama/Llama-3.1-8B-Instruct",
+            "GATEWAY_API_KEY",
+            "${VLLM_INTERNAL_KEY}",
+            "http://127.0.0.1:8000/v1/chat/completions",
+            "sk-short",
+        ] {
             assert!(looks_like_secret(fine, "api_key_env").is_none(), "{fine}");
         }
     }

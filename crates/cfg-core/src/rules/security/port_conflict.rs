@@ -24,7 +24,13 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     out.push(
-        RULE.finding(format!("metrics_port and port are both {port}"), Target::Config("/monitoring/metrics_port".into()))
-            .help(format!("use another metrics_port (e.g. {}), or remove it: vLLM serves /metrics on the API port", port.saturating_add(1))),
+        RULE.finding(
+            format!("metrics_port and port are both {port}"),
+            Target::Config("/monitoring/metrics_port".into()),
+        )
+        .help(format!(
+            "use another metrics_port (e.g. {}), or remove it: vLLM serves /metrics on the API port",
+            port.saturating_add(1)
+        )),
     );
 }

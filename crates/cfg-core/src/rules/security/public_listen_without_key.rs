@@ -31,7 +31,12 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     }
     let pointer = if ctx.config_has("/server/host") { "/server/host" } else { "/server" };
     out.push(
-        RULE.finding(format!("the server listens on all interfaces ({host}) without an API key"), Target::Config(pointer.into()))
-            .help("add api_key = \"${VLLM_INTERNAL_KEY}\" under [server], or listen on an internal address behind a gateway"),
+        RULE.finding(
+            format!("the server listens on all interfaces ({host}) without an API key"),
+            Target::Config(pointer.into()),
+        )
+        .help(
+            "add api_key = \"${VLLM_INTERNAL_KEY}\" under [server], or listen on an internal address behind a gateway",
+        ),
     );
 }

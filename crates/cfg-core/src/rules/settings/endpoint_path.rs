@@ -23,9 +23,14 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     if path.ends_with("/chat/completions") || path.ends_with("/completions") {
         return;
     }
-    let base = crate::url::Url::parse(&settings.endpoint).map(|u| format!("{}://{}", u.scheme, u.authority)).unwrap_or_else(|| "http://host:8000".into());
+    let base = crate::url::Url::parse(&settings.endpoint)
+        .map(|u| format!("{}://{}", u.scheme, u.authority))
+        .unwrap_or_else(|| "http://host:8000".into());
     out.push(
-        RULE.finding("endpoint is not a /v1/chat/completions or /v1/completions route", Target::Settings("/endpoint".into()))
-            .help(format!("use {base}/v1/chat/completions (or /v1/completions for raw prompts)")),
+        RULE.finding(
+            "endpoint is not a /v1/chat/completions or /v1/completions route",
+            Target::Settings("/endpoint".into()),
+        )
+        .help(format!("use {base}/v1/chat/completions (or /v1/completions for raw prompts)")),
     );
 }

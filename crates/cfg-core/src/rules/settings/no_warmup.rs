@@ -23,7 +23,10 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     }
     let pointer = if ctx.settings_has("/warmup_requests") { "/warmup_requests" } else { "" };
     out.push(
-        RULE.finding("no warm-up requests: cold-start latency will be counted in the statistics", Target::Settings(pointer.into()))
-            .help(format!("set \"warmup_requests\": {}", settings.concurrency.max(10))),
+        RULE.finding(
+            "no warm-up requests: cold-start latency will be counted in the statistics",
+            Target::Settings(pointer.into()),
+        )
+        .help(format!("set \"warmup_requests\": {}", settings.concurrency.max(10))),
     );
 }

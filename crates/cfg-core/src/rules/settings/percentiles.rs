@@ -23,11 +23,23 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let ps = &metrics.percentiles;
     for (i, p) in ps.iter().enumerate() {
         if ps[..i].contains(p) {
-            out.push(RULE.finding(format!("percentile {p} is listed twice"), Target::Settings(format!("/metrics/percentiles/{i}"))).help("remove the duplicate or change it to the percentile you meant"));
+            out.push(
+                RULE.finding(
+                    format!("percentile {p} is listed twice"),
+                    Target::Settings(format!("/metrics/percentiles/{i}")),
+                )
+                .help("remove the duplicate or change it to the percentile you meant"),
+            );
         }
     }
     let has_p99_sla = settings.sla.as_ref().is_some_and(|s| s.ttft_p99_ms.is_some() || s.tpot_p99_ms.is_some());
     if has_p99_sla && !ps.contains(&99.0) {
-        out.push(RULE.finding("the SLA is on P99 but the report leaves P99 out", Target::Settings("/metrics/percentiles".into())).help("add 99 to metrics.percentiles"));
+        out.push(
+            RULE.finding(
+                "the SLA is on P99 but the report leaves P99 out",
+                Target::Settings("/metrics/percentiles".into()),
+            )
+            .help("add 99 to metrics.percentiles"),
+        );
     }
 }

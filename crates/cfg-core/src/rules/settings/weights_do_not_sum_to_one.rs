@@ -35,7 +35,13 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     } else {
         "give at least one class a positive weight".to_string()
     };
-    out.push(RULE.finding(format!("request-class weights sum to {}, not 1", round3(sum)), Target::SettingsKey("/request_distribution".into())).help(help));
+    out.push(
+        RULE.finding(
+            format!("request-class weights sum to {}, not 1", round3(sum)),
+            Target::SettingsKey("/request_distribution".into()),
+        )
+        .help(help),
+    );
 }
 
 fn round3(x: f64) -> String {

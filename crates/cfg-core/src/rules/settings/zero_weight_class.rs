@@ -20,7 +20,13 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     for (name, class) in &settings.request_distribution {
         if class.weight == 0.0 {
             let pointer = format!("/request_distribution/{}/weight", crate::tree::escape_token(name));
-            out.push(RULE.finding(format!("request class `{name}` has weight 0 and is never sent"), Target::Settings(pointer)).help("give it its real share of the traffic, or delete the class"));
+            out.push(
+                RULE.finding(
+                    format!("request class `{name}` has weight 0 and is never sent"),
+                    Target::Settings(pointer),
+                )
+                .help("give it its real share of the traffic, or delete the class"),
+            );
         }
     }
 }
