@@ -1,0 +1,188 @@
+//! The CLI as a user runs it: exit codes, output formats, rendering, init,
+//! and no panic on hostile input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn cfg_lint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cfg-lint")).args(args).current_dir(repo()).env_remove("NO_COLOR").output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cfg-lint-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn spec_pair_fails_on_the_tail_class_with_its_position() {
+    let o = cfg_lint(&["check", "examples/spec/config.toml", "examples/spec/settings.json", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let tail = report["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "CFG501").expect("CFG501");
+    assert_eq!(tail["file"], "examples/spec/settings.json");
+    assert_eq!((tail["line"].as_u64(), tail["column"].as_u64()), (Some(11), Some(5)));
+    assert_eq!(tail["pointer"], "/request_distribution/tail");
+    assert!(tail["message"].as_str().unwrap().contains("max_model_len"));
+    for key in ["code", "severity", "message", "help", "file", "line", "column", "end_line", "end_column", "pointer"] {
+        assert!(tail.get(key).is_some(), "missing {key}");
+    }
+}
+
+#[test]
+fn clean_pair_exits_zero_and_warnings_can_fail() {
+    let o = cfg_lint(&["check", "examples/config.toml", "examples/settings.json", "--deny-warnings"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let warn = repo().join("tests/fixtures/warn-endpoint-path");
+    let files: Vec<String> =
+        std::fs::read_dir(&warn).unwrap().map(|e| e.unwrap().path().display().to_string()).collect();
+    let mut args = vec!["check"];
+    args.extend(files.iter().map(String::as_str));
+    assert_eq!(cfg_lint(&args).status.code(), Some(0));
+    args.push("--deny-warnings");
+    assert_eq!(cfg_lint(&args).status.code(), Some(1));
+}
+
+#[test]
+fn usage_and_io_problems_exit_two() {
+    assert_eq!(cfg_lint(&["check", "no/such/file.toml"]).status.code(), Some(2));
+    assert_eq!(cfg_lint(&["check"]).status.code(), Some(2));
+    assert_eq!(cfg_lint(&["frobnicate"]).status.code(), Some(2));
+    let o = cfg_lint(&["explain", "CFG999"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no rule CFG999"));
+}
+
+#[test]
+fn sarif_and_github_formats() {
+    let o = cfg_lint(&["check", "examples/spec/config.toml", "examples/spec/settings.json", "--format", "sarif"]);
+    let sarif: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let r = results.iter().find(|r| r["ruleId"] == "CFG501").unwrap();
+    assert_eq!(r["level"], "error");
+    assert_eq!(r["locations"][0]["physicalLocation"]["region"]["startLine"], 11);
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"], "CFG501");
+
+    let o = cfg_lint(&["check", "examples/spec/config.toml", "examples/spec/settings.json", "--format", "github"]);
+    let text = stdout(&o);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("::error file=examples/spec/settings.json,line=11,") && l.contains("title=CFG501")),
+        "{text}"
+    );
+}
+
+#[test]
+fn colour_only_when_asked_and_never_with_no_color_in_auto() {
+    let args = ["check", "examples/spec/config.toml", "examples/spec/settings.json"];
+    assert!(!stdout(&cfg_lint(&args)).contains('\u{1b}'), "a pipe is not a terminal");
+    let mut always = args.to_vec();
+    always.extend(["--color", "always"]);
+    assert!(stdout(&cfg_lint(&always)).contains('\u{1b}'));
+    let o = Command::new(env!("CARGO_BIN_EXE_cfg-lint"))
+        .args(args)
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!stdout(&o).contains('\u{1b}'));
+}
+
+#[test]
+fn render_both_forms_and_refuse_broken_configs() {
+    let o = cfg_lint(&["render", "examples/config.toml"]);
+    assert_eq!(o.status.code(), Some(0));
+    let cmd = stdout(&o);
+    assert!(
+        cmd.starts_with("VLLM_API_KEY=\"$VLLM_INTERNAL_KEY\" vllm serve meta-llama/Llama-3.1-8B-Instruct"),
+        "{cmd}"
+    );
+    assert!(cmd.contains("--max-model-len 12288") && cmd.contains("--served-model-name llama-3.1-8b"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not rendered: hardware"));
+    let yaml = stdout(&cfg_lint(&["render", "examples/config.toml", "--format", "yaml"]));
+    assert!(yaml.contains("\nmax-model-len: 12288\n") && yaml.contains("\nenable-chunked-prefill: true\n"), "{yaml}");
+    assert!(!yaml.contains("VLLM_INTERNAL_KEY}"), "the reference is passed as $VAR, never the literal");
+    let broken = repo().join("tests/fixtures/bad-batched-tokens-below-max-model-len/config.toml");
+    let o = cfg_lint(&["render", broken.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn init_writes_files_that_pass_and_refuses_to_overwrite() {
+    let dir = scratch("init");
+    let d = dir.to_str().unwrap();
+    assert_eq!(cfg_lint(&["init", d]).status.code(), Some(0));
+    let o = cfg_lint(&["check", &format!("{d}/config.toml"), &format!("{d}/settings.json")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        std::fs::read_to_string(dir.join("config.toml")).unwrap().starts_with("#:schema ./schemas/config.schema.json")
+    );
+    assert!(dir.join("schemas/settings.schema.json").exists());
+    assert_eq!(cfg_lint(&["init", d]).status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn rules_explain_schema_and_memory() {
+    let rules = stdout(&cfg_lint(&["rules"]));
+    assert!(rules.contains("CFG501") && rules.contains("request-class-exceeds-max-model-len"));
+    let doc = stdout(&cfg_lint(&["explain", "request-class-exceeds-max-model-len"]));
+    assert!(doc.contains("**Fix:**") && doc.contains("8192 + 2048"));
+    let schema: serde_json::Value = serde_json::from_slice(&cfg_lint(&["schema", "settings"]).stdout).unwrap();
+    assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
+    assert_eq!(cfg_lint(&["schema", "--check", "schemas"]).status.code(), Some(0));
+    let mem = cfg_lint(&["memory", "examples/config.toml", "--format", "json"]);
+    let m: serde_json::Value = serde_json::from_slice(&mem.stdout).unwrap();
+    assert_eq!(m["kv_capacity_tokens"], 273_840);
+    assert_eq!(cfg_lint(&["memory", "examples/spec/config.toml"]).status.code(), Some(2), "no GPU named");
+    assert!(stdout(&cfg_lint(&["memory", "--list-gpus"])).contains("H100-80GB"));
+}
+
+#[test]
+fn hostile_inputs_get_errors_not_panics() {
+    let dir = scratch("hostile");
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut garbage = vec![0u8; 4096];
+    for b in garbage.iter_mut() {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        *b = seed as u8;
+    }
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("garbage.toml", garbage.clone()),
+        ("garbage.json", garbage),
+        ("empty.toml", Vec::new()),
+        ("empty.json", Vec::new()),
+        ("huge.toml", format!("[model]\nname = \"{}\"\n", "x".repeat(10 << 20)).into_bytes()),
+        ("deep.json", format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes()),
+        ("deep.toml", format!("a = {}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes()),
+        (
+            "types.json",
+            br#"{"endpoint": 5, "model": [], "concurrency": -1, "duration_seconds": 1e308, "request_distribution": []}"#
+                .to_vec(),
+        ),
+        ("types.toml", b"model = 5\n[batching]\nmax_num_seqs = \"many\"\n".to_vec()),
+    ];
+    for (name, bytes) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let o = cfg_lint(&["check", path.to_str().unwrap()]);
+        let code = o.status.code();
+        assert!(matches!(code, Some(1) | Some(2)), "{name}: exit {code:?}\n{}", String::from_utf8_lossy(&o.stderr));
+        assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"), "{name}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
