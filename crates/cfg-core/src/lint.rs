@@ -166,21 +166,7 @@ pub fn merge_architecture(config: &mut ServerConfig, extra: &Architecture) {
     macro_rules! fill {
         ($($f:ident),*) => { $( if arch.$f.is_none() { arch.$f = extra.$f.clone(); } )* };
     }
-    fill!(
-        num_parameters,
-        num_hidden_layers,
-        num_attention_heads,
-        num_key_value_heads,
-        head_dim,
-        hidden_size,
-        intermediate_size,
-        vocab_size,
-        max_position_embeddings,
-        model_type,
-        torch_dtype,
-        kv_lora_rank,
-        qk_rope_head_dim
-    );
+    crate::architecture_fields!(fill);
 }
 
 fn parse(input: &Input) -> Result<Node, SyntaxError> {

@@ -140,21 +140,7 @@ pub fn arch(config: &ServerConfig) -> Arch {
         macro_rules! take {
             ($($field:ident),*) => { $( if o.$field.is_some() { arch.$field = o.$field.clone(); } )* };
         }
-        take!(
-            num_parameters,
-            num_hidden_layers,
-            num_attention_heads,
-            num_key_value_heads,
-            head_dim,
-            hidden_size,
-            intermediate_size,
-            vocab_size,
-            max_position_embeddings,
-            model_type,
-            torch_dtype,
-            kv_lora_rank,
-            qk_rope_head_dim
-        );
+        crate::architecture_fields!(take);
         if o.num_parameters.is_some() {
             arch.num_active_parameters = o.num_parameters;
         }

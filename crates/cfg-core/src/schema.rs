@@ -278,35 +278,13 @@ fn finding_for(
             };
             f
         }
-        ValidationErrorKind::Minimum { limit } | ValidationErrorKind::ExclusiveMinimum { limit } => {
-            let strict = matches!(kind, ValidationErrorKind::ExclusiveMinimum { .. });
-            range_finding(
-                make(
-                    OUT_OF_RANGE,
-                    format!(
-                        "`{key_name}` is {}, must be {} {limit}",
-                        describe(instance, in_settings),
-                        if strict { ">" } else { ">=" }
-                    ),
-                    false,
-                ),
-                doc,
-            )
+        ValidationErrorKind::Minimum { limit } => bound(make, ">=", limit, &key_name, instance, in_settings, doc),
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            bound(make, ">", limit, &key_name, instance, in_settings, doc)
         }
-        ValidationErrorKind::Maximum { limit } | ValidationErrorKind::ExclusiveMaximum { limit } => {
-            let strict = matches!(kind, ValidationErrorKind::ExclusiveMaximum { .. });
-            range_finding(
-                make(
-                    OUT_OF_RANGE,
-                    format!(
-                        "`{key_name}` is {}, must be {} {limit}",
-                        describe(instance, in_settings),
-                        if strict { "<" } else { "<=" }
-                    ),
-                    false,
-                ),
-                doc,
-            )
+        ValidationErrorKind::Maximum { limit } => bound(make, "<=", limit, &key_name, instance, in_settings, doc),
+        ValidationErrorKind::ExclusiveMaximum { limit } => {
+            bound(make, "<", limit, &key_name, instance, in_settings, doc)
         }
         ValidationErrorKind::MinLength { limit } => range_finding(
             make(OUT_OF_RANGE, format!("`{key_name}` must have at least {limit} character(s)"), false),
@@ -387,6 +365,19 @@ fn unknown_key(name: &str, pointer: &str, schema: &Json, in_settings: bool) -> F
         None => f.help(format!("valid keys here: {}", known.join(", "))),
     };
     f
+}
+
+fn bound(
+    make: impl Fn((&'static str, &'static str), String, bool) -> Finding,
+    op: &str,
+    limit: &Json,
+    key_name: &str,
+    instance: &Json,
+    in_settings: bool,
+    doc: Option<String>,
+) -> Finding {
+    let message = format!("`{key_name}` is {}, must be {op} {limit}", describe(instance, in_settings));
+    range_finding(make(codes::OUT_OF_RANGE, message, false), doc)
 }
 
 fn range_finding(f: Finding, doc: Option<String>) -> Finding {

@@ -181,6 +181,29 @@ pub struct Architecture {
     pub qk_rope_head_dim: Option<u32>,
 }
 
+/// Calls `$apply!` with the names of every [`Architecture`] field, so code that
+/// copies or merges architectures lists them in one place.
+#[macro_export]
+macro_rules! architecture_fields {
+    ($apply:ident) => {
+        $apply!(
+            num_parameters,
+            num_hidden_layers,
+            num_attention_heads,
+            num_key_value_heads,
+            head_dim,
+            hidden_size,
+            intermediate_size,
+            vocab_size,
+            max_position_embeddings,
+            model_type,
+            torch_dtype,
+            kv_lora_rank,
+            qk_rope_head_dim
+        )
+    };
+}
+
 /// The dtype a checkpoint is stored in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
