@@ -17,6 +17,7 @@ pub mod render;
 pub mod resolve;
 pub mod rules;
 pub mod schema;
+pub mod sim;
 pub mod source;
 pub mod starter;
 pub mod tree;

@@ -1,0 +1,327 @@
+//! The simulated vLLM instance: an engine model driven either in real time
+//! by `cfg-bench sim` (an HTTP server) or in virtual time here, with no
+//! sockets and no sleeping, for instant what-if sweeps in the CLI and the
+//! browser.
+
+pub mod engine;
+pub mod rng;
+
+use engine::{CostModel, Engine, EngineConfig, EngineRequest, TokenEvent};
+use rng::SplitMix64;
+
+use crate::catalog;
+use crate::memory;
+use crate::model::{LoadTestSettings, ServerConfig};
+use crate::resolve::{self, Gpu};
+
+/// Fraction of peak FLOP/s a serving step reaches (prefill).
+pub const ACHIEVABLE_FLOPS: f64 = 0.5;
+/// Fraction of peak bandwidth a decode step reaches.
+pub const ACHIEVABLE_BANDWIDTH: f64 = 0.8;
+/// Scheduler, sampler and kernel-launch cost of one step.
+pub const STEP_OVERHEAD_S: f64 = 0.003;
+/// GPU assumed when config.toml names none.
+pub const DEFAULT_GPU: &str = "H100-80GB";
+
+/// The engine configuration for a config.toml, and what had to be assumed.
+pub struct Instance {
+    pub engine: EngineConfig,
+    pub gpu: Gpu,
+    pub assumptions: Vec<String>,
+}
+
+/// Builds the simulated instance from the same memory model the linter uses.
+pub fn instance(config: &ServerConfig) -> Result<Instance, String> {
+    let mut assumptions = Vec::new();
+    let gpu = match resolve::gpu(config) {
+        Some(g) => g,
+        None => {
+            assumptions.push(format!("no [hardware] gpu: simulating one {DEFAULT_GPU}"));
+            let mut c = config.clone();
+            c.hardware.get_or_insert_with(Default::default).gpu = Some(DEFAULT_GPU.into());
+            resolve::gpu(&c).ok_or("the default GPU is missing from the catalog")?
+        }
+    };
+    let arch = resolve::arch(config);
+    let report = memory::estimate_with(config, &gpu, &arch).map_err(|m| match m {
+        memory::Missing::Gpu => "the simulator needs a GPU: add [hardware] gpu".to_string(),
+        memory::Missing::Architecture(f) => {
+            format!("the simulator needs the model's `{f}`: use a catalog model or add [model.architecture]")
+        }
+    })?;
+    if !report.fits() {
+        return Err(format!(
+            "the model does not fit on the {} with this config (run `cfg-lint check`); a real vLLM would not start",
+            gpu.name
+        ));
+    }
+    let spec = catalog::find_gpu(&gpu.name);
+    let tflops = gpu.bf16_dense_tflops.or(spec.map(|s| s.bf16_dense_tflops)).unwrap_or_else(|| {
+        assumptions.push("GPU throughput unknown: assuming 100 TFLOP/s".into());
+        100.0
+    });
+    let bandwidth = gpu.memory_bandwidth_gbps.or(spec.map(|s| s.memory_bandwidth_gbps)).unwrap_or_else(|| {
+        assumptions.push("GPU bandwidth unknown: assuming 1000 GB/s".into());
+        1000.0
+    });
+    let shards = f64::from(config.tensor_parallel_size() * config.pipeline_parallel_size());
+    let active = arch.num_active_parameters.or(arch.num_parameters).unwrap_or(1) as f64;
+    let batch = resolve::batch(config, &arch, Some(&gpu));
+    Ok(Instance {
+        engine: EngineConfig {
+            max_num_seqs: batch.max_num_seqs,
+            max_num_batched_tokens: batch.max_num_batched_tokens,
+            max_model_len: batch.max_model_len,
+            chunked_prefill: config.chunked_prefill(),
+            priority_scheduling: matches!(
+                config.batching().scheduling_policy,
+                Some(crate::model::SchedulingPolicy::Priority)
+            ),
+            kv_capacity_tokens: report.kv_capacity_tokens,
+            cost: CostModel {
+                flops_per_token: 2.0 * active / shards,
+                flops_per_sec: tflops * 1e12 * ACHIEVABLE_FLOPS,
+                weight_bytes: report.weights_bytes,
+                kv_bytes_per_token: report.kv_bytes_per_token,
+                bytes_per_sec: bandwidth * 1e9 * ACHIEVABLE_BANDWIDTH,
+                step_overhead_s: STEP_OVERHEAD_S,
+            },
+        },
+        gpu,
+        assumptions,
+    })
+}
+
+/// One request class: weight, prompt and output length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Class {
+    pub name: String,
+    pub weight: f64,
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+}
+
+pub fn classes(settings: &LoadTestSettings) -> Vec<Class> {
+    settings
+        .request_distribution
+        .iter()
+        .map(|(name, c)| Class {
+            name: name.clone(),
+            weight: c.weight,
+            input_tokens: c.input_tokens,
+            output_tokens: c.output_tokens,
+        })
+        .collect()
+}
+
+/// Draws a class index by weight.
+pub fn draw_class(rng: &mut SplitMix64, classes: &[Class]) -> usize {
+    let total: f64 = classes.iter().map(|c| c.weight.max(0.0)).sum();
+    if total <= 0.0 {
+        return 0;
+    }
+    let mut x = rng.next_f64() * total;
+    for (i, c) in classes.iter().enumerate() {
+        x -= c.weight.max(0.0);
+        if x < 0.0 {
+            return i;
+        }
+    }
+    classes.len() - 1
+}
+
+/// What happened to one request in a virtual-time run (seconds).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    pub class: usize,
+    pub sent: f64,
+    pub first_token: Option<f64>,
+    pub finished: Option<f64>,
+    pub output_tokens: u32,
+    pub rejected: bool,
+}
+
+/// Closed-loop load in virtual time: `concurrency` requests always in
+/// flight for `duration_s`; each completion immediately sends the next.
+pub fn run_closed_loop(
+    engine: EngineConfig,
+    classes: &[Class],
+    concurrency: u32,
+    duration_s: f64,
+    seed: u64,
+) -> Vec<Trace> {
+    let mut e = Engine::new(engine);
+    let mut rng = SplitMix64::new(seed);
+    let mut traces: Vec<Trace> = Vec::new();
+    let mut now = 0.0;
+    let mut send = |e: &mut Engine, traces: &mut Vec<Trace>, now: f64, rng: &mut SplitMix64| {
+        let class = draw_class(rng, classes);
+        let id = traces.len() as u64;
+        e.add(EngineRequest {
+            id,
+            prompt_tokens: classes[class].input_tokens,
+            output_tokens: classes[class].output_tokens,
+            priority: 0,
+        });
+        traces.push(Trace { class, sent: now, first_token: None, finished: None, output_tokens: 0, rejected: false });
+    };
+    for _ in 0..concurrency {
+        send(&mut e, &mut traces, now, &mut rng);
+    }
+    // Bound the work whatever the inputs: a sweep must stay interactive.
+    for _ in 0..2_000_000 {
+        if now >= duration_s {
+            break;
+        }
+        let out = e.step();
+        now += out.seconds.max(1e-6);
+        for (id, ev) in out.events {
+            let t = &mut traces[id as usize];
+            match ev {
+                TokenEvent::First => {
+                    t.first_token = Some(now);
+                    t.output_tokens += 1;
+                }
+                TokenEvent::Next => t.output_tokens += 1,
+                TokenEvent::Done => {
+                    if t.first_token.is_none() {
+                        t.first_token = Some(now);
+                    } else {
+                        t.output_tokens += 1;
+                    }
+                    t.output_tokens = t.output_tokens.max(1);
+                    t.finished = Some(now);
+                }
+                TokenEvent::Rejected => {
+                    t.rejected = true;
+                    t.finished = Some(now);
+                }
+            }
+            if matches!(ev, TokenEvent::Done | TokenEvent::Rejected) && now < duration_s {
+                send(&mut e, &mut traces, now, &mut rng);
+            }
+        }
+    }
+    traces
+}
+
+/// One point of a what-if sweep.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SweepPoint {
+    pub parameter: String,
+    pub value: u32,
+    pub ttft_p50_ms: f64,
+    pub ttft_p99_ms: f64,
+    pub tpot_p50_ms: f64,
+    pub output_tokens_per_sec: f64,
+    pub requests_per_sec: f64,
+    pub completed: usize,
+}
+
+/// Exact percentile (nearest rank) of unsorted samples.
+pub fn percentile(samples: &mut [f64], p: f64) -> f64 {
+    if samples.is_empty() {
+        return f64::NAN;
+    }
+    samples.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * samples.len() as f64).ceil().max(1.0) as usize;
+    samples[rank.min(samples.len()) - 1]
+}
+
+/// Summarises a virtual-time run, ignoring the first `warmup_s` seconds.
+pub fn summarise(traces: &[Trace], duration_s: f64, warmup_s: f64) -> (f64, f64, f64, f64, f64, usize) {
+    let done: Vec<&Trace> =
+        traces.iter().filter(|t| !t.rejected && t.finished.is_some() && t.sent >= warmup_s).collect();
+    let mut ttft: Vec<f64> = done.iter().filter_map(|t| Some((t.first_token? - t.sent) * 1000.0)).collect();
+    let mut tpot: Vec<f64> = done
+        .iter()
+        .filter(|t| t.output_tokens > 1)
+        .filter_map(|t| Some((t.finished? - t.first_token?) * 1000.0 / f64::from(t.output_tokens - 1)))
+        .collect();
+    let window = (duration_s - warmup_s).max(1e-9);
+    let tokens: f64 = done.iter().map(|t| f64::from(t.output_tokens)).sum();
+    (
+        percentile(&mut ttft, 50.0),
+        percentile(&mut ttft, 99.0),
+        percentile(&mut tpot, 50.0),
+        tokens / window,
+        done.len() as f64 / window,
+        done.len(),
+    )
+}
+
+/// Predicted TTFT and throughput for each value of `max_num_seqs`, under the
+/// settings' traffic mix and concurrency: the seed's trade-off as numbers.
+pub fn sweep_max_num_seqs(
+    config: &ServerConfig,
+    settings: &LoadTestSettings,
+    values: &[u32],
+    duration_s: f64,
+) -> Result<Vec<SweepPoint>, String> {
+    let classes = classes(settings);
+    let mut points = Vec::new();
+    for &value in values {
+        let mut c = config.clone();
+        c.batching.get_or_insert_with(Default::default).max_num_seqs = Some(value);
+        let inst = instance(&c)?;
+        let traces = run_closed_loop(inst.engine, &classes, settings.concurrency, duration_s, 42);
+        let warmup = duration_s * 0.1;
+        let (ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, output_tokens_per_sec, requests_per_sec, completed) =
+            summarise(&traces, duration_s, warmup);
+        points.push(SweepPoint {
+            parameter: "max_num_seqs".into(),
+            value,
+            ttft_p50_ms,
+            ttft_p99_ms,
+            tpot_p50_ms,
+            output_tokens_per_sec,
+            requests_per_sec,
+            completed,
+        });
+    }
+    Ok(points)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(seqs: u32) -> ServerConfig {
+        toml::from_str(&format!(
+            "[model]\nname = \"meta-llama/Llama-3.1-8B-Instruct\"\nmax_model_len = 8192\n[batching]\nmax_num_seqs = {seqs}\nmax_num_batched_tokens = 8192\n[hardware]\ngpu = \"L40S\"\n"
+        ))
+        .unwrap()
+    }
+
+    fn settings(concurrency: u32) -> LoadTestSettings {
+        serde_json::from_value(serde_json::json!({
+            "endpoint": "http://127.0.0.1:8000/v1/completions", "model": "m", "concurrency": concurrency, "duration_seconds": 60,
+            "request_distribution": {
+                "short": {"weight": 0.7, "input_tokens": 256, "output_tokens": 128},
+                "long": {"weight": 0.3, "input_tokens": 2048, "output_tokens": 256}
+            }
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn raising_max_num_seqs_raises_throughput_and_ttft() {
+        // The seed's trade-off: more sequences per batch, more throughput, later first tokens.
+        let points = sweep_max_num_seqs(&config(8), &settings(128), &[8, 128], 60.0).unwrap();
+        let (small, large) = (&points[0], &points[1]);
+        assert!(large.output_tokens_per_sec > small.output_tokens_per_sec * 1.5, "{points:?}");
+        let mut s = settings(128);
+        s.concurrency = 32;
+        let p = sweep_max_num_seqs(&config(8), &s, &[4, 32], 60.0).unwrap();
+        assert!(p[1].tpot_p50_ms > p[0].tpot_p50_ms, "bigger batches decode slower per token: {p:?}");
+    }
+
+    #[test]
+    fn same_seed_same_schedule() {
+        let inst = instance(&config(64)).unwrap();
+        let cls = classes(&settings(16));
+        let a = run_closed_loop(inst.engine.clone(), &cls, 16, 10.0, 7);
+        let b = run_closed_loop(inst.engine, &cls, 16, 10.0, 7);
+        assert_eq!(a, b);
+    }
+}
