@@ -22,6 +22,7 @@ pub mod source;
 pub mod starter;
 pub mod tree;
 pub mod url;
+pub mod verdict;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use lint::{Input, Options, Report, detect_kind, lint};

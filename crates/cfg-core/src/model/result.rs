@@ -1,38 +1,225 @@
-//! `result.json`: what a load test measured. The seed's keys are fixed; the
-//! runner adds more (open object), so this schema only pins what it names.
+//! `result.json`: what a load test measured. The seed's keys come first and
+//! keep their names; everything else the runner reports follows. Readers must
+//! ignore keys they do not know (the schema allows them), so the file can grow.
 
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// # Load-test result
-/// What one run measured, as written by `cfg-bench run`. Latencies in milliseconds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// What one run measured, as written by `cfg-bench run`. Latencies in milliseconds,
+/// definitions as in `vllm bench serve`: TTFT from sending the request to the first chunk
+/// with content; TPOT per request = (E2E - TTFT) / (output tokens - 1); ITL between
+/// consecutive content chunks; E2E from sending to the last chunk.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct BenchResult {
-    /// Time to first token percentiles (from sending the request to the first content chunk).
+    /// Time to first token percentiles, over all successful measured requests.
     pub ttft_ms: Percentiles,
-    /// Time per output token percentiles: (end-to-end - TTFT) / (output tokens - 1), per request.
+    /// Time per output token percentiles (per request, requests with 2+ output tokens).
     pub tpot_ms: Percentiles,
     /// Output tokens completed per second over the measured phase.
     #[schemars(range(min = 0.0))]
     pub throughput_tokens_per_sec: f64,
-    /// Failed requests / all requests in the measured phase, in [0, 1]; should be under 0.01.
+    /// Failed requests / all measured requests, in [0, 1]; should be under 0.01.
     #[schemars(range(min = 0.0, max = 1.0))]
     pub error_rate: f64,
     /// Mean GPU utilisation during the run in [0, 1], or null when it could not be read
-    /// (no DCGM exporter or nvidia-smi).
+    /// (see `gpu_utilization_reason`).
     #[schemars(extend("minimum" = 0.0, "maximum" = 1.0))]
     pub gpu_utilization_avg: Option<f64>,
-    /// Everything else the runner reports.
-    #[serde(flatten)]
-    #[schemars(skip)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    /// Why gpu_utilization_avg is null.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_utilization_reason: Option<String>,
+    /// Result format version.
+    #[serde(default)]
+    pub format_version: u32,
+    /// False when the run was interrupted (Ctrl-C or an error); the figures cover what ran.
+    #[serde(default = "yes")]
+    pub complete: bool,
+    /// True when the target was cfg-bench's simulator, not a real server.
+    #[serde(default)]
+    pub simulated: bool,
+    /// Who ran what, when, against what.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+    /// Request counts.
+    #[serde(default)]
+    pub requests: RequestCounts,
+    /// End-to-end latency percentiles.
+    #[serde(default)]
+    pub e2e_ms: Percentiles,
+    /// Inter-token latency percentiles (between consecutive content chunks).
+    #[serde(default)]
+    pub itl_ms: Percentiles,
+    /// Open-loop runs: latencies measured from each request's intended send time
+    /// (corrected for coordinated omission), next to the figures above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intended: Option<IntendedLatency>,
+    /// Throughput figures.
+    #[serde(default)]
+    pub throughput: Throughput,
+    /// Token accounting: the server's `usage` is the truth; targets are what settings asked.
+    #[serde(default)]
+    pub tokens: TokenCounts,
+    /// Per request class (the tail class drives P99).
+    #[serde(default)]
+    pub per_class: IndexMap<String, ClassResult>,
+    /// Errors by kind, with a sample message each.
+    #[serde(default)]
+    pub errors: Vec<ErrorClass>,
+    /// What the server's Prometheus metrics said during the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerSeries>,
+    /// Client-side time series, one point per second.
+    #[serde(default)]
+    pub timeseries: Vec<TimePoint>,
+    /// The verdict against the SLA, the seed's diagnoses, and the capacity plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::verdict::Verdict>,
 }
 
-/// Percentiles keyed `p50`, `p95`, `p99`, `p99.9`, ...
+fn yes() -> bool {
+    true
+}
+
+/// Percentiles keyed `p50`, `p95`, `p99`, `p99.9`, ... (null when there were no samples).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]
 pub struct Percentiles(
-    #[schemars(extend("propertyNames" = {"pattern": "^p[0-9]{1,2}(\\.[0-9]+)?$|^p100$"}, "additionalProperties" = {"type": ["number", "null"], "minimum": 0}))]
+    #[schemars(extend("propertyNames" = {"pattern": "^p[0-9]{1,2}(\\.[0-9]+)?$|^p100$|^mean$|^min$|^max$"}, "additionalProperties" = {"type": ["number", "null"], "minimum": 0}))]
     pub IndexMap<String, Option<f64>>,
 );
+
+impl Percentiles {
+    pub fn get(&self, key: &str) -> Option<f64> {
+        self.0.get(key).copied().flatten()
+    }
+}
+
+/// Who ran what, when, against what.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Metadata {
+    pub tool: String,
+    pub tool_version: String,
+    /// SHA-256 of settings.json as run.
+    pub settings_sha256: String,
+    /// SHA-256 of config.toml, when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_sha256: Option<String>,
+    pub endpoint: String,
+    pub model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantization: Option<String>,
+    /// RFC 3339 start and end of the measured phase.
+    pub started_at: String,
+    pub ended_at: String,
+    pub duration_seconds: f64,
+    pub concurrency: u32,
+    pub arrival: String,
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct RequestCounts {
+    /// Measured requests (warm-up excluded).
+    pub total: u64,
+    pub succeeded: u64,
+    pub failed: u64,
+    /// Warm-up requests sent first and excluded from every statistic.
+    pub warmup: u64,
+    /// Successful requests that met every SLA limit.
+    pub good: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct IntendedLatency {
+    pub ttft_ms: Percentiles,
+    pub e2e_ms: Percentiles,
+    /// Sends that left more than 10 ms after their intended time.
+    pub late_sends: u64,
+    /// Arrivals never sent because the concurrency cap was reached until the end.
+    pub dropped_sends: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Throughput {
+    pub requests_per_sec: f64,
+    pub output_tokens_per_sec: f64,
+    pub total_tokens_per_sec: f64,
+    /// Requests per second that met every SLA limit (goodput).
+    pub goodput_requests_per_sec: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct TokenCounts {
+    /// Prompt tokens as the server counted them (`usage.prompt_tokens`).
+    pub prompt_total: u64,
+    /// Output tokens as the server counted them (`usage.completion_tokens`).
+    pub completion_total: u64,
+    /// Prompt tokens the settings asked for.
+    pub prompt_target_total: u64,
+    /// Output tokens the settings asked for.
+    pub completion_target_total: u64,
+    /// (prompt_total - prompt_target_total) / prompt_target_total x 100.
+    pub prompt_deviation_pct: f64,
+    /// Requests whose stream carried no usage (counted by chunks instead).
+    pub requests_without_usage: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ClassResult {
+    pub requests: u64,
+    pub failed: u64,
+    pub ttft_ms: Percentiles,
+    pub tpot_ms: Percentiles,
+    pub e2e_ms: Percentiles,
+    pub output_tokens_per_sec: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorClass {
+    /// e.g. `http_401`, `http_429`, `timeout`, `connection_refused`, `connection_reset`,
+    /// `stream_cut`, `malformed_sse`, `tls`, `dns`.
+    pub kind: String,
+    pub count: u64,
+    /// One message of this kind, for the reader.
+    pub sample: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ServerSeries {
+    /// Where the series came from, or why it is empty.
+    pub source: String,
+    pub points: Vec<ServerPoint>,
+    /// Whether `vllm:num_requests_waiting` kept growing over the run (not enough capacity).
+    pub queue_growing: bool,
+    pub preemptions: Option<f64>,
+    /// Server-side counters over the run (deltas), for checking the client's accounting.
+    pub prompt_tokens_delta: Option<f64>,
+    pub generation_tokens_delta: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ServerPoint {
+    /// Seconds since the measured phase started.
+    pub t: f64,
+    pub waiting: Option<f64>,
+    pub running: Option<f64>,
+    /// `vllm:kv_cache_usage_perc`, 0..1.
+    pub kv_cache_usage: Option<f64>,
+    pub gpu_utilization: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct TimePoint {
+    /// Seconds since the measured phase started (end of the 1 s window).
+    pub t: f64,
+    pub completed: u64,
+    pub errors: u64,
+    pub output_tokens_per_sec: f64,
+    pub ttft_p50_ms: Option<f64>,
+    pub ttft_p99_ms: Option<f64>,
+    pub in_flight: u64,
+}

@@ -52,6 +52,94 @@ pub struct LoadTestSettings {
     /// Production load to plan capacity for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<Target>,
+    /// How requests arrive. Default: closed loop (`concurrency` requests always in flight).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival: Option<Arrival>,
+    /// Windows of extra load (the seed's "short periods at double the rate"); open-loop
+    /// arrivals only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 64))]
+    pub bursts: Vec<Burst>,
+    /// Seed of the request schedule (classes, prompts, arrival times): same seed, same
+    /// schedule. Default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = 0))]
+    pub seed: Option<u64>,
+    /// Seconds before a request that has not finished counts as a timeout error. Default 300.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.1, max = 86_400.0), extend("default" = 300))]
+    pub request_timeout_seconds: Option<f64>,
+    /// Force every response to exactly `output_tokens` with vLLM's `ignore_eos` and
+    /// `min_tokens` (plus `max_tokens`). Turn off for servers that reject those fields.
+    /// Default true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = true))]
+    pub force_output_length: Option<bool>,
+    /// Prometheus endpoint of the server, scraped during the run for queue length, KV usage
+    /// and preemptions. Default: `/metrics` on the endpoint's host and port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 2048), regex(pattern = r"^https?://"))]
+    pub metrics_url: Option<String>,
+    /// DCGM exporter URL for GPU utilisation (`DCGM_FI_DEV_GPU_UTIL`). Without it the runner
+    /// tries a local `nvidia-smi`, else reports null with the reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 2048), regex(pattern = r"^https?://"))]
+    pub gpu_metrics_url: Option<String>,
+}
+
+/// How requests arrive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Arrival {
+    /// "closed" (a new request as soon as one finishes), or open loop at `rate_qps`:
+    /// "constant" (evenly spaced), "poisson" (exponential gaps), "gamma" (burstier or
+    /// smoother than Poisson, by `burstiness`). Default "closed".
+    #[serde(default)]
+    pub mode: ArrivalMode,
+    /// Open loop: requests per second. Example: 10.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1_000_000.0), extend("exclusiveMinimum" = 0.0), example = 10.0)]
+    pub rate_qps: Option<f64>,
+    /// Gamma mode: shape of the inter-arrival distribution; 1 is Poisson, below 1 burstier,
+    /// above 1 smoother. Default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.01, max = 100.0), extend("default" = 1.0))]
+    pub burstiness: Option<f64>,
+}
+
+/// Arrival process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ArrivalMode {
+    /// `concurrency` requests always in flight.
+    #[default]
+    Closed,
+    /// Evenly spaced at rate_qps.
+    Constant,
+    /// Exponential gaps at rate_qps (independent users).
+    Poisson,
+    /// Gamma-distributed gaps at rate_qps with the given burstiness.
+    Gamma,
+}
+
+/// A window of extra load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Burst {
+    /// Seconds after the measured phase starts. Example: 60.
+    #[schemars(range(min = 0.0, max = 604_800.0))]
+    pub start_seconds: f64,
+    /// Length of the window in seconds. Example: 10.
+    #[schemars(range(min = 0.0, max = 604_800.0), extend("exclusiveMinimum" = 0.0))]
+    pub duration_seconds: f64,
+    /// Rate multiplier inside the window. Default 2 (the seed's "double the rate").
+    #[serde(default = "default_multiplier")]
+    #[schemars(range(min = 1.0, max = 1000.0), extend("default" = 2.0))]
+    pub multiplier: f64,
+}
+
+fn default_multiplier() -> f64 {
+    2.0
 }
 
 /// One request class: its share of the traffic and its size.

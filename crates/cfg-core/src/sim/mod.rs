@@ -154,7 +154,7 @@ pub fn run_closed_loop(
     let mut rng = SplitMix64::new(seed);
     let mut traces: Vec<Trace> = Vec::new();
     let mut now = 0.0;
-    let mut send = |e: &mut Engine, traces: &mut Vec<Trace>, now: f64, rng: &mut SplitMix64| {
+    let send = |e: &mut Engine, traces: &mut Vec<Trace>, now: f64, rng: &mut SplitMix64| {
         let class = draw_class(rng, classes);
         let id = traces.len() as u64;
         e.add(EngineRequest {

@@ -1,0 +1,140 @@
+//! Every run archived with its inputs and labels, so the next tuning starts
+//! from a baseline; and metric-by-metric comparison of two runs.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use cfg_core::model::BenchResult;
+use serde_json::json;
+
+fn label(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect()
+}
+
+/// Stores result.json, settings.json, config.toml and labels.json under
+/// `dir/<time>-<model>-<gpu>-<quantization>/`; returns the run id.
+pub fn store(dir: &Path, r: &BenchResult, settings: &str, config: Option<&str>) -> Result<String, String> {
+    let meta = r.metadata.clone().unwrap_or_default();
+    let stamp: String = meta.started_at.chars().filter(|c| c.is_ascii_digit()).take(14).collect();
+    let id = format!(
+        "{stamp}-{}-{}-{}{}",
+        label(meta.model.rsplit('/').next().unwrap_or("model")),
+        label(meta.gpu.as_deref().unwrap_or("gpu-unknown")),
+        label(meta.quantization.as_deref().unwrap_or("unquantized")),
+        if r.simulated { "-sim" } else { "" }
+    );
+    let run = dir.join(&id);
+    std::fs::create_dir_all(&run).map_err(|e| format!("cannot create {}: {e}", run.display()))?;
+    let write =
+        |name: &str, text: &str| std::fs::write(run.join(name), text).map_err(|e| format!("cannot write {name}: {e}"));
+    write("result.json", &(serde_json::to_string_pretty(r).map_err(|e| e.to_string())? + "\n"))?;
+    write("settings.json", settings)?;
+    if let Some(c) = config {
+        write("config.toml", c)?;
+    }
+    let labels = json!({
+        "model": meta.model, "gpu": meta.gpu, "quantization": meta.quantization,
+        "started_at": meta.started_at, "simulated": r.simulated, "complete": r.complete,
+    });
+    write("labels.json", &(serde_json::to_string_pretty(&labels).map_err(|e| e.to_string())? + "\n"))?;
+    Ok(id)
+}
+
+fn runs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("result.json").exists())
+        .collect();
+    v.sort();
+    v
+}
+
+pub fn list(dir: &Path) -> Result<String, String> {
+    let mut out = String::new();
+    let all = runs(dir);
+    if all.is_empty() {
+        return Ok(format!("no runs in {}\n", dir.display()));
+    }
+    let _ = writeln!(out, "{:<64} {:>10} {:>10} {:>8} {:>4}", "run", "TTFT p99", "tok/s", "errors", "SLA");
+    for p in all {
+        let Ok(r) = load_file(&p.join("result.json")) else { continue };
+        let sla = r.verdict.as_ref().map_or("-", |v| if v.sla_met { "ok" } else { "FAIL" });
+        let _ = writeln!(
+            out,
+            "{:<64} {:>10} {:>10.0} {:>7.2}% {:>4}",
+            p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            r.ttft_ms.get("p99").map_or("-".into(), |v| format!("{v:.0} ms")),
+            r.throughput_tokens_per_sec,
+            r.error_rate * 100.0,
+            sla
+        );
+    }
+    Ok(out)
+}
+
+fn load_file(path: &Path) -> Result<BenchResult, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: not a result.json ({e})", path.display()))
+}
+
+/// A result by file path, or by run id (or unique prefix) in the archive.
+pub fn load(dir: &Path, what: &str) -> Result<BenchResult, String> {
+    let path = Path::new(what);
+    if path.is_file() {
+        return load_file(path);
+    }
+    if path.is_dir() && path.join("result.json").is_file() {
+        return load_file(&path.join("result.json"));
+    }
+    let matches: Vec<PathBuf> = runs(dir)
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(what)))
+        .collect();
+    match matches.as_slice() {
+        [one] => load_file(&one.join("result.json")),
+        [] => Err(format!("no result file or run `{what}` (see `cfg-bench runs`)")),
+        _ => Err(format!("`{what}` matches {} runs; give more of the id", matches.len())),
+    }
+}
+
+/// Deltas per metric and class; `fail_over` percent makes a regression fail.
+pub fn compare(a: &BenchResult, b: &BenchResult, fail_over: Option<f64>) -> (String, bool) {
+    let mut out = String::new();
+    let mut regressed = false;
+    let _ = writeln!(out, "{:<34} {:>12} {:>12} {:>9}", "metric", "baseline", "candidate", "change");
+    let mut row = |name: &str, x: Option<f64>, y: Option<f64>, higher_is_better: bool| {
+        let (Some(x), Some(y)) = (x, y) else {
+            let _ = writeln!(out, "{name:<34} {:>12} {:>12} {:>9}", fmt(x), fmt(y), "-");
+            return;
+        };
+        let pct = if x != 0.0 { (y - x) / x * 100.0 } else { 0.0 };
+        let worse = if higher_is_better { -pct } else { pct };
+        let flag = match fail_over {
+            Some(limit) if worse > limit => {
+                regressed = true;
+                "  REGRESSION"
+            }
+            _ => "",
+        };
+        let _ = writeln!(out, "{name:<34} {:>12} {:>12} {:>+8.1}%{flag}", fmt(Some(x)), fmt(Some(y)), pct);
+    };
+    for p in ["p50", "p95", "p99"] {
+        row(&format!("ttft_ms {p}"), a.ttft_ms.get(p), b.ttft_ms.get(p), false);
+        row(&format!("tpot_ms {p}"), a.tpot_ms.get(p), b.tpot_ms.get(p), false);
+    }
+    row("throughput_tokens_per_sec", Some(a.throughput_tokens_per_sec), Some(b.throughput_tokens_per_sec), true);
+    row("requests_per_sec", Some(a.throughput.requests_per_sec), Some(b.throughput.requests_per_sec), true);
+    row("error_rate", Some(a.error_rate), Some(b.error_rate), false);
+    for (name, ca) in &a.per_class {
+        if let Some(cb) = b.per_class.get(name) {
+            row(&format!("class {name} ttft_ms p99"), ca.ttft_ms.get("p99"), cb.ttft_ms.get("p99"), false);
+        }
+    }
+    (out, regressed)
+}
+
+fn fmt(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| if v.abs() >= 100.0 { format!("{v:.0}") } else { format!("{v:.3}") })
+}

@@ -1,0 +1,289 @@
+//! One streamed request against an OpenAI-compatible endpoint, timed the way
+//! `vllm bench serve` times it, with every failure sorted into a class.
+
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+/// Which OpenAI route the endpoint is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    Chat,
+    Completions,
+}
+
+impl Api {
+    pub fn from_endpoint(endpoint: &str) -> Api {
+        if endpoint.split('?').next().unwrap_or("").trim_end_matches('/').ends_with("/chat/completions") {
+            Api::Chat
+        } else {
+            Api::Completions
+        }
+    }
+}
+
+/// What to send.
+#[derive(Debug, Clone)]
+pub struct RequestSpec {
+    pub model: String,
+    pub prompt: String,
+    pub max_tokens: u32,
+    pub force_output_length: bool,
+}
+
+pub fn body(api: Api, spec: &RequestSpec) -> Value {
+    let mut body = json!({
+        "model": spec.model,
+        "max_tokens": spec.max_tokens,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+        "temperature": 0.0,
+    });
+    match api {
+        Api::Chat => body["messages"] = json!([{"role": "user", "content": spec.prompt}]),
+        Api::Completions => body["prompt"] = json!(spec.prompt),
+    }
+    if spec.force_output_length {
+        body["ignore_eos"] = json!(true);
+        body["min_tokens"] = json!(spec.max_tokens);
+    }
+    body
+}
+
+/// A failure, sorted the way a reader needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// `http_401`, `timeout`, `connection_refused`, `connection_reset`, `stream_cut`,
+    /// `malformed_sse`, `tls`, `dns`, `request`.
+    pub kind: String,
+    pub message: String,
+    pub status: Option<u16>,
+}
+
+impl Failure {
+    fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
+        Failure { kind: kind.into(), message: message.into(), status: None }
+    }
+}
+
+/// Timings of one successful request, in seconds since it was sent.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Timing {
+    pub ttft: f64,
+    pub e2e: f64,
+    /// Gaps between consecutive content chunks.
+    pub itl: Vec<f64>,
+    /// Output tokens: usage.completion_tokens, else the number of content chunks.
+    pub output_tokens: u32,
+    pub prompt_tokens: Option<u32>,
+    pub usage_reported: bool,
+    pub text: String,
+    pub simulated: bool,
+}
+
+impl Timing {
+    /// (E2E - TTFT) / (tokens - 1), as vllm bench serve defines TPOT.
+    pub fn tpot(&self) -> Option<f64> {
+        (self.output_tokens > 1).then(|| (self.e2e - self.ttft) / f64::from(self.output_tokens - 1))
+    }
+}
+
+/// Sorts a transport error into a class by what it says.
+pub fn classify(err: &reqwest::Error) -> Failure {
+    let mut chain = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(s) = source {
+        chain.push_str(": ");
+        chain.push_str(&s.to_string());
+        source = s.source();
+    }
+    let lower = chain.to_lowercase();
+    let kind = if err.is_timeout() {
+        "timeout"
+    } else if lower.contains("dns") || lower.contains("failed to lookup") || lower.contains("name or service not known")
+    {
+        "dns"
+    } else if lower.contains("certificate")
+        || lower.contains("tls")
+        || lower.contains("handshake")
+        || lower.contains("invalidcontenttype")
+    {
+        "tls"
+    } else if lower.contains("connection refused") {
+        "connection_refused"
+    } else if lower.contains("reset") || lower.contains("broken pipe") {
+        "connection_reset"
+    } else if err.is_body() || err.is_decode() {
+        "stream_cut"
+    } else if err.is_connect() {
+        "connection_refused"
+    } else {
+        "request"
+    };
+    Failure::new(kind, chain)
+}
+
+/// Incremental SSE reader: feeds bytes, yields `data:` payloads.
+#[derive(Default)]
+pub struct SseReader {
+    buf: Vec<u8>,
+}
+
+impl SseReader {
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<String> {
+        self.buf.extend_from_slice(bytes);
+        let mut out = Vec::new();
+        while let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.buf.drain(..=pos).collect();
+            let line = String::from_utf8_lossy(&line);
+            let line = line.trim_end_matches(['\n', '\r']);
+            if let Some(data) = line.strip_prefix("data:") {
+                out.push(data.trim_start().to_string());
+            }
+        }
+        out
+    }
+}
+
+/// Sends one request and times it. `on_text` sees each piece of text as it arrives.
+pub async fn send(
+    client: &reqwest::Client,
+    endpoint: &str,
+    api: Api,
+    key: Option<&str>,
+    spec: &RequestSpec,
+    timeout: Duration,
+    mut on_text: impl FnMut(&str),
+) -> Result<Timing, Failure> {
+    let start = Instant::now();
+    let work = async {
+        let mut req = client.post(endpoint).json(&body(api, spec));
+        if let Some(k) = key {
+            req = req.bearer_auth(k);
+        }
+        let resp = req.send().await.map_err(|e| classify(&e))?;
+        let simulated = resp.headers().get("x-cfg-bench-simulated").is_some();
+        let status = resp.status();
+        if !status.is_success() {
+            let text = resp.text().await.unwrap_or_default();
+            let mut f = Failure::new(format!("http_{}", status.as_u16()), summarize_error_body(&text, status.as_u16()));
+            f.status = Some(status.as_u16());
+            return Err(f);
+        }
+        let mut stream = resp.bytes_stream();
+        let mut sse = SseReader::default();
+        let mut timing = Timing { simulated, ..Default::default() };
+        let mut last_content: Option<f64> = None;
+        let mut chunks = 0u32;
+        let mut done = false;
+        while let Some(item) = stream.next().await {
+            let bytes = item.map_err(|e| {
+                let mut f = classify(&e);
+                if f.kind == "request" || f.kind == "connection_reset" {
+                    f.kind = "stream_cut".into();
+                }
+                f
+            })?;
+            for data in sse.feed(&bytes) {
+                if data == "[DONE]" {
+                    done = true;
+                    continue;
+                }
+                let v: Value = serde_json::from_str(&data).map_err(|e| {
+                    Failure::new("malformed_sse", format!("bad JSON in a data line ({e}): {}", truncate(&data, 120)))
+                })?;
+                if let Some(err) = v.get("error") {
+                    return Err(Failure::new("stream_error", truncate(&err.to_string(), 200)));
+                }
+                let piece = match api {
+                    Api::Chat => v.pointer("/choices/0/delta/content").and_then(Value::as_str),
+                    Api::Completions => v.pointer("/choices/0/text").and_then(Value::as_str),
+                };
+                if let Some(text) = piece.filter(|t| !t.is_empty()) {
+                    let now = start.elapsed().as_secs_f64();
+                    match last_content {
+                        None => timing.ttft = now,
+                        Some(prev) => timing.itl.push(now - prev),
+                    }
+                    last_content = Some(now);
+                    chunks += 1;
+                    on_text(text);
+                    if timing.text.len() < 4096 {
+                        timing.text.push_str(text);
+                    }
+                }
+                if let Some(u) = v.get("usage").filter(|u| !u.is_null()) {
+                    if let Some(c) = u.get("completion_tokens").and_then(Value::as_u64) {
+                        timing.output_tokens = c as u32;
+                        timing.usage_reported = true;
+                    }
+                    timing.prompt_tokens = u.get("prompt_tokens").and_then(Value::as_u64).map(|p| p as u32);
+                }
+            }
+        }
+        if !done {
+            return Err(Failure::new(
+                "stream_cut",
+                format!("the stream ended after {chunks} content chunk(s) without [DONE]"),
+            ));
+        }
+        if last_content.is_none() {
+            return Err(Failure::new("empty_response", "the stream finished without any content"));
+        }
+        timing.e2e = start.elapsed().as_secs_f64();
+        if !timing.usage_reported {
+            timing.output_tokens = chunks;
+        }
+        Ok(timing)
+    };
+    match tokio::time::timeout(timeout, work).await {
+        Ok(r) => r,
+        Err(_) => Err(Failure::new("timeout", format!("no complete response within {:.0} s", timeout.as_secs_f64()))),
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n { s.to_string() } else { format!("{}...", s.chars().take(n).collect::<String>()) }
+}
+
+/// The message of an OpenAI or vLLM error body, else its first characters.
+pub fn summarize_error_body(text: &str, status: u16) -> String {
+    let parsed: Option<Value> = serde_json::from_str(text).ok();
+    let message = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| v.get("error").and_then(Value::as_str).map(str::to_string))
+    });
+    format!("HTTP {status}: {}", message.unwrap_or_else(|| truncate(text.trim(), 200)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse_lines_split_across_reads() {
+        let mut r = SseReader::default();
+        assert!(r.feed(b"data: {\"a\"").is_empty());
+        assert_eq!(
+            r.feed(b":1}\n\n: keep-alive\ndata: [DONE]\r\n"),
+            vec!["{\"a\":1}".to_string(), "[DONE]".to_string()]
+        );
+    }
+
+    #[test]
+    fn api_from_endpoint_and_body() {
+        assert_eq!(Api::from_endpoint("http://h/v1/chat/completions"), Api::Chat);
+        assert_eq!(Api::from_endpoint("http://h/v1/completions"), Api::Completions);
+        let spec = RequestSpec { model: "m".into(), prompt: "hi".into(), max_tokens: 5, force_output_length: true };
+        let b = body(Api::Chat, &spec);
+        assert_eq!(b["messages"][0]["content"], "hi");
+        assert_eq!((b["ignore_eos"].as_bool(), b["min_tokens"].as_u64()), (Some(true), Some(5)));
+        assert!(
+            body(Api::Completions, &RequestSpec { force_output_length: false, ..spec }).get("ignore_eos").is_none()
+        );
+        assert_eq!(summarize_error_body("{\"error\":\"Unauthorized\"}", 401), "HTTP 401: Unauthorized");
+    }
+}

@@ -1,0 +1,215 @@
+//! The text summary printed after a run, and the self-contained HTML report
+//! (inline SVG, no scripts or network: it opens offline in any browser).
+
+use std::fmt::Write;
+
+use cfg_core::model::BenchResult;
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.1} ms"))
+}
+
+/// The closing summary: the seed's figures, per class, errors, the verdict.
+pub fn summary(r: &BenchResult) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "\n{}{}",
+        if r.simulated { "SIMULATED target. " } else { "" },
+        if r.complete { "Run complete." } else { "Run INTERRUPTED: figures cover what ran." }
+    );
+    let _ = writeln!(
+        o,
+        "requests {} ok / {} failed ({} warm-up excluded); error rate {:.2}%",
+        r.requests.succeeded,
+        r.requests.failed,
+        r.requests.warmup,
+        r.error_rate * 100.0
+    );
+    let _ = writeln!(
+        o,
+        "TTFT p50 {} p95 {} p99 {} | TPOT p50 {} p99 {} | throughput {:.0} tok/s, {:.2} req/s",
+        ms(r.ttft_ms.get("p50")),
+        ms(r.ttft_ms.get("p95")),
+        ms(r.ttft_ms.get("p99")),
+        ms(r.tpot_ms.get("p50")),
+        ms(r.tpot_ms.get("p99")),
+        r.throughput_tokens_per_sec,
+        r.throughput.requests_per_sec
+    );
+    for (name, c) in &r.per_class {
+        let _ = writeln!(
+            o,
+            "  class {name:<10} {:>6} req  TTFT p99 {:>10}  TPOT p99 {:>9}",
+            c.requests,
+            ms(c.ttft_ms.get("p99")),
+            ms(c.tpot_ms.get("p99"))
+        );
+    }
+    for e in &r.errors {
+        let _ = writeln!(o, "  error {} x{}: {}", e.kind, e.count, e.sample);
+    }
+    if let Some(v) = &r.verdict {
+        for c in &v.sla {
+            let _ = writeln!(
+                o,
+                "SLA {:<12} limit {:>9.3} actual {:>9} {}",
+                c.name,
+                c.limit,
+                c.actual.map_or("-".into(), |a| format!("{a:.3}")),
+                if c.pass { "ok" } else { "FAIL" }
+            );
+        }
+        for f in &v.findings {
+            let _ = writeln!(o, "{}: {} ({})", f.severity, f.title, f.evidence);
+            for a in &f.advice {
+                let _ = writeln!(o, "    - {a}");
+            }
+        }
+        if let Some(cap) = &v.capacity {
+            let _ = writeln!(o, "capacity: {} instance(s): {}", cap.instances, cap.explanation);
+        }
+        let _ = writeln!(o, "verdict: SLA {}", if v.sla_met { "met" } else { "NOT met" });
+    }
+    o
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// A line chart of one or more series over time, as inline SVG.
+/// (name, colour, points) of one line.
+type Series<'a> = (&'a str, &'a str, Vec<(f64, f64)>);
+
+fn line_chart(title: &str, unit: &str, series: &[Series<'_>]) -> String {
+    let (w, h, pad) = (640.0, 200.0, 40.0);
+    let xs = series.iter().flat_map(|s| s.2.iter().map(|p| p.0));
+    let ys = series.iter().flat_map(|s| s.2.iter().map(|p| p.1));
+    let xmax = xs.fold(1.0_f64, f64::max);
+    let ymax = ys.fold(0.0_f64, f64::max).max(1e-9) * 1.1;
+    let mut svg = format!(
+        "<h3>{}</h3><svg viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"{}\">",
+        esc(title),
+        esc(title)
+    );
+    let _ =
+        write!(svg, "<line x1=\"{pad}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\"/>", h - pad, w - 10.0, h - pad);
+    let _ = write!(svg, "<line x1=\"{pad}\" y1=\"10\" x2=\"{pad}\" y2=\"{}\" stroke=\"#888\"/>", h - pad);
+    let _ = write!(
+        svg,
+        "<text x=\"2\" y=\"14\" font-size=\"10\">{ymax:.0} {}</text><text x=\"{}\" y=\"{}\" font-size=\"10\">{xmax:.0} s</text>",
+        esc(unit),
+        w - 40.0,
+        h - 25.0
+    );
+    for (i, (name, color, pts)) in series.iter().enumerate() {
+        let path: Vec<String> = pts
+            .iter()
+            .map(|(x, y)| {
+                format!("{:.1},{:.1}", pad + x / xmax * (w - pad - 10.0), h - pad - y / ymax * (h - pad - 10.0))
+            })
+            .collect();
+        if !path.is_empty() {
+            let _ = write!(
+                svg,
+                "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\" points=\"{}\"/>",
+                path.join(" ")
+            );
+        }
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{color}\">{}</text>",
+            pad + 10.0 + 120.0 * i as f64,
+            h - 8.0,
+            esc(name)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// Percentile bars per class for one metric.
+fn class_bars(
+    title: &str,
+    r: &BenchResult,
+    pick: impl Fn(&cfg_core::model::ClassResult) -> &cfg_core::model::Percentiles,
+) -> String {
+    let mut rows = String::new();
+    let max = r.per_class.values().flat_map(|c| pick(c).0.values().flatten().copied()).fold(1e-9_f64, f64::max);
+    for (name, c) in &r.per_class {
+        for (p, v) in &pick(c).0 {
+            let Some(v) = v else { continue };
+            let width = 400.0 * v / max;
+            let _ = write!(
+                rows,
+                "<tr><td>{}</td><td>{}</td><td><svg width=\"410\" height=\"12\"><rect width=\"{width:.1}\" height=\"12\" fill=\"#4878d0\"/></svg></td><td>{v:.1} ms</td></tr>",
+                esc(name),
+                esc(p)
+            );
+        }
+    }
+    format!("<h3>{}</h3><table>{rows}</table>", esc(title))
+}
+
+pub fn html(r: &BenchResult) -> String {
+    let mut body = String::new();
+    let meta = r.metadata.clone().unwrap_or_default();
+    let _ = write!(
+        body,
+        "<h1>Load test: {}</h1><p>{} &middot; {} &middot; {} to {}{}</p>",
+        esc(&meta.model),
+        esc(&meta.endpoint),
+        esc(&meta.arrival),
+        esc(&meta.started_at),
+        esc(&meta.ended_at),
+        if r.simulated { " &middot; <b>SIMULATED target</b>" } else { "" }
+    );
+    let _ = write!(body, "<pre>{}</pre>", esc(&summary(r)));
+    let ts = &r.timeseries;
+    body.push_str(&line_chart(
+        "Throughput over time",
+        "tok/s",
+        &[("output tok/s", "#4878d0", ts.iter().map(|p| (p.t, p.output_tokens_per_sec)).collect())],
+    ));
+    body.push_str(&line_chart(
+        "TTFT over time",
+        "ms",
+        &[
+            ("p50", "#6acc64", ts.iter().filter_map(|p| Some((p.t, p.ttft_p50_ms?))).collect()),
+            ("p99", "#d65f5f", ts.iter().filter_map(|p| Some((p.t, p.ttft_p99_ms?))).collect()),
+        ],
+    ));
+    body.push_str(&line_chart(
+        "Errors over time",
+        "per s",
+        &[("errors", "#d65f5f", ts.iter().map(|p| (p.t, p.errors as f64)).collect())],
+    ));
+    if let Some(s) = &r.server {
+        body.push_str(&line_chart(
+            "Server queue (vllm:num_requests_waiting / running)",
+            "requests",
+            &[
+                ("waiting", "#d65f5f", s.points.iter().filter_map(|p| Some((p.t, p.waiting?))).collect()),
+                ("running", "#4878d0", s.points.iter().filter_map(|p| Some((p.t, p.running?))).collect()),
+            ],
+        ));
+        body.push_str(&line_chart(
+            "KV cache usage",
+            "%",
+            &[(
+                "kv usage",
+                "#956cb4",
+                s.points.iter().filter_map(|p| Some((p.t, p.kv_cache_usage? * 100.0))).collect(),
+            )],
+        ));
+        let _ = write!(body, "<p>metrics source: {}</p>", esc(&s.source));
+    }
+    body.push_str(&class_bars("TTFT by class", r, |c| &c.ttft_ms));
+    body.push_str(&class_bars("TPOT by class", r, |c| &c.tpot_ms));
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>cfg-bench report</title>\
+         <style>body{{font-family:sans-serif;max-width:900px;margin:2em auto;color:#222}}pre{{background:#f4f4f4;padding:1em;overflow:auto}}td{{padding:1px 6px;font-size:12px}}</style>\
+         </head><body>{body}</body></html>\n"
+    )
+}

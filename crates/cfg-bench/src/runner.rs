@@ -1,0 +1,475 @@
+//! The load test: warm-up, then a measured phase in closed loop (N requests
+//! always in flight) or open loop (arrivals at a rate, with bursts and a
+//! concurrency cap), while a side task scrapes the server's metrics.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cfg_core::model::{
+    ArrivalMode, BenchResult, IntendedLatency, LoadTestSettings, Metadata, RequestCounts, ServerConfig, ServerPoint,
+    ServerSeries, Throughput, TokenCounts,
+};
+use cfg_core::sim::rng::SplitMix64;
+use cfg_core::sim::{Class, draw_class};
+use tokio::sync::{Semaphore, mpsc};
+
+use crate::client::{self, Api, RequestSpec};
+use crate::prompt;
+use crate::scrape;
+use crate::stats::{Collector, Outcome, percentiles};
+
+/// Everything a run needs.
+pub struct RunInput {
+    pub settings: LoadTestSettings,
+    pub settings_text: String,
+    pub config: Option<(ServerConfig, String)>,
+    pub key: Option<String>,
+    /// Set by Ctrl-C: stop sending, give in-flight requests a grace period.
+    pub stop: Arc<AtomicBool>,
+    pub show_progress: bool,
+}
+
+/// Live state shared with the progress line and the browser.
+#[derive(Default)]
+pub struct Live {
+    pub in_flight: AtomicU64,
+}
+
+/// The request for schedule index `i`: its class and prompt, fixed by the seed.
+pub fn scheduled(seed: u64, i: u64, classes: &[Class]) -> (usize, u64) {
+    let mut rng = SplitMix64::new(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ i);
+    (draw_class(&mut rng, classes), rng.next_u64())
+}
+
+fn spec_for(settings: &LoadTestSettings, classes: &[Class], seed: u64, i: u64) -> (usize, RequestSpec) {
+    let (class, prompt_seed) = scheduled(seed, i, classes);
+    let c = &classes[class];
+    let spec = RequestSpec {
+        model: settings.model.clone(),
+        prompt: prompt::synthesize(c.input_tokens, prompt_seed),
+        max_tokens: c.output_tokens,
+        force_output_length: settings.force_output_length.unwrap_or(true),
+    };
+    (class, spec)
+}
+
+pub fn sha256(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn metrics_url(settings: &LoadTestSettings) -> Option<String> {
+    settings.metrics_url.clone().or_else(|| {
+        let u = cfg_core::url::Url::parse(&settings.endpoint)?;
+        Some(format!("{}://{}/metrics", u.scheme, u.authority))
+    })
+}
+
+fn now_rfc3339() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+/// The gaps between open-loop arrivals, honouring bursts, up to `duration`.
+pub fn arrival_times(settings: &LoadTestSettings, duration: f64) -> Vec<f64> {
+    let Some(arrival) = &settings.arrival else { return Vec::new() };
+    let rate = arrival.rate_qps.unwrap_or(1.0).max(1e-6);
+    let mut rng = SplitMix64::new(settings.seed.unwrap_or(0) ^ 0xA11A_5EED);
+    let mut t = 0.0;
+    let mut out = Vec::new();
+    while t < duration && out.len() < 10_000_000 {
+        let mult = settings
+            .bursts
+            .iter()
+            .filter(|b| t >= b.start_seconds && t < b.start_seconds + b.duration_seconds)
+            .map(|b| b.multiplier)
+            .fold(1.0, f64::max);
+        let r = rate * mult;
+        let gap = match arrival.mode {
+            ArrivalMode::Constant | ArrivalMode::Closed => 1.0 / r,
+            ArrivalMode::Poisson => rng.exponential(r),
+            ArrivalMode::Gamma => {
+                let shape = arrival.burstiness.unwrap_or(1.0);
+                rng.gamma(shape, 1.0 / (shape * r))
+            }
+        };
+        t += gap;
+        if t < duration {
+            out.push(t);
+        }
+    }
+    out
+}
+
+struct Shared {
+    client: reqwest::Client,
+    endpoint: String,
+    api: Api,
+    key: Option<String>,
+    timeout: Duration,
+    settings: LoadTestSettings,
+    classes: Vec<Class>,
+    seed: u64,
+}
+
+impl Shared {
+    async fn one(&self, i: u64) -> (usize, RequestSpec, Result<client::Timing, client::Failure>) {
+        let (class, spec) = spec_for(&self.settings, &self.classes, self.seed, i);
+        let r = client::send(&self.client, &self.endpoint, self.api, self.key.as_deref(), &spec, self.timeout, |_| {})
+            .await;
+        (class, spec, r)
+    }
+}
+
+/// Runs the whole test and returns the result (complete = false if stopped early).
+pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
+    let s = input.settings.clone();
+    let classes = cfg_core::sim::classes(&s);
+    let class_names: Vec<String> = classes.iter().map(|c| c.name.clone()).collect();
+    let seed = s.seed.unwrap_or(0);
+    let concurrency = s.concurrency.max(1);
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(concurrency as usize)
+        .tcp_nodelay(true)
+        .build()
+        .expect("the HTTP client builds");
+    let shared = Arc::new(Shared {
+        client: client.clone(),
+        endpoint: s.endpoint.clone(),
+        api: Api::from_endpoint(&s.endpoint),
+        key: input.key.clone(),
+        timeout: Duration::from_secs_f64(s.request_timeout_seconds.unwrap_or(300.0)),
+        settings: s.clone(),
+        classes: classes.clone(),
+        seed,
+    });
+    let stop = input.stop.clone();
+    let hard_stop = Arc::new(tokio::sync::Notify::new());
+
+    // Warm-up: excluded from every statistic; its first request tells about cold start.
+    let warmup = u64::from(s.warmup_requests.unwrap_or(0));
+    let next = Arc::new(AtomicU64::new(0));
+    let cold = Arc::new(Mutex::new((None::<f64>, 0u64)));
+    if warmup > 0 {
+        let mut tasks = Vec::new();
+        for _ in 0..concurrency.min(warmup as u32) {
+            let (shared, next, cold, stop) = (shared.clone(), next.clone(), cold.clone(), stop.clone());
+            tasks.push(tokio::spawn(async move {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= warmup || stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let (_, _, r) = shared.one(i).await;
+                    let mut c = cold.lock().expect("not poisoned");
+                    match r {
+                        Ok(t) if i == 0 => c.0 = Some(t.ttft * 1000.0),
+                        Err(_) if i < 5 => c.1 += 1,
+                        _ => {}
+                    }
+                }
+            }));
+        }
+        for t in tasks {
+            let _ = t.await;
+        }
+        next.store(warmup, Ordering::SeqCst);
+    }
+
+    let percentile_list = s.metrics().percentiles.clone();
+    let sla = s.sla.clone().unwrap_or_default();
+    let collector = Arc::new(Mutex::new(Collector::new(&class_names, sla.ttft_p99_ms, sla.tpot_p99_ms)));
+    let duration = f64::from(s.duration_seconds);
+    let started_at = now_rfc3339();
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs_f64(duration);
+    let (tx, mut rx) = mpsc::unbounded_channel::<Outcome>();
+
+    // Aggregator.
+    let agg = {
+        let collector = collector.clone();
+        tokio::spawn(async move {
+            while let Some(o) = rx.recv().await {
+                collector.lock().expect("not poisoned").add(o);
+            }
+        })
+    };
+
+    // Scraper and in-flight sampler, once a second.
+    let scrape_task = {
+        let (client, stop, live) = (client.clone(), stop.clone(), live.clone());
+        let url = metrics_url(&s);
+        let gpu_url = s.gpu_metrics_url.clone();
+        tokio::spawn(async move {
+            let mut points = Vec::new();
+            let mut in_flight = Vec::new();
+            let mut first: Option<std::collections::HashMap<String, f64>> = None;
+            let mut last = None;
+            let mut failure: Option<String> = None;
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let t = start.elapsed().as_secs_f64();
+                in_flight.push(live.in_flight.load(Ordering::Relaxed));
+                let mut point = ServerPoint { t, ..Default::default() };
+                if let Some(url) = &url {
+                    match fetch(&client, url).await {
+                        Ok(m) => {
+                            point.waiting = m.get(scrape::WAITING).copied();
+                            point.running = m.get(scrape::RUNNING).copied();
+                            point.kv_cache_usage = m.get(scrape::KV_USAGE).copied();
+                            if first.is_none() {
+                                first = Some(m.clone());
+                            }
+                            last = Some(m);
+                        }
+                        Err(e) => failure = Some(e),
+                    }
+                }
+                if let Some(gurl) = &gpu_url
+                    && let Ok(m) = fetch(&client, gurl).await
+                {
+                    point.gpu_utilization = m.get(scrape::DCGM_UTIL).map(|v| v / 100.0);
+                }
+                points.push(point);
+                if stop.load(Ordering::SeqCst) || Instant::now() >= deadline {
+                    break;
+                }
+            }
+            (points, in_flight, first, last, failure, url)
+        })
+    };
+
+    // Progress line.
+    let progress = input.show_progress.then(|| {
+        let bar = indicatif::ProgressBar::new(s.duration_seconds as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len}s {msg}")
+                .expect("valid template"),
+        );
+        let (collector, stop, live) = (collector.clone(), stop.clone(), live.clone());
+        let bar2 = bar.clone();
+        let task = tokio::spawn(async move {
+            while !stop.load(Ordering::SeqCst) && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+                let elapsed = start.elapsed().as_secs_f64();
+                let (done, errors, p99) = collector.lock().expect("not poisoned").live();
+                let tokens = collector.lock().expect("not poisoned").overall.output_tokens;
+                bar2.set_position(elapsed as u64);
+                bar2.set_message(format!(
+                    "{done} ok, {errors} errors, {:.0} tok/s, TTFT p99 {}, {} in flight",
+                    tokens as f64 / elapsed.max(1e-3),
+                    p99.map_or("-".into(), |v| format!("{v:.0} ms")),
+                    live.in_flight.load(Ordering::Relaxed)
+                ));
+            }
+        });
+        (bar, task)
+    });
+
+    let open_loop = s.arrival.as_ref().is_some_and(|a| a.mode != ArrivalMode::Closed);
+    let mut dropped = 0u64;
+    let mut workers = Vec::new();
+    if open_loop {
+        let sem = Arc::new(Semaphore::new(concurrency as usize));
+        let times = arrival_times(&s, duration);
+        let total = times.len();
+        for (k, at) in times.into_iter().enumerate() {
+            if stop.load(Ordering::SeqCst) {
+                dropped += (total - k) as u64;
+                break;
+            }
+            let intended = start + Duration::from_secs_f64(at);
+            tokio::time::sleep_until(intended.into()).await;
+            let permit = tokio::select! {
+                p = sem.clone().acquire_owned() => p.expect("semaphore open"),
+                _ = tokio::time::sleep_until(deadline.into()) => { dropped += (total - k) as u64; break; }
+            };
+            let delay = intended.elapsed().as_secs_f64();
+            let i = warmup + k as u64;
+            let (shared, tx, live, hard) = (shared.clone(), tx.clone(), live.clone(), hard_stop.clone());
+            workers.push(tokio::spawn(async move {
+                live.in_flight.fetch_add(1, Ordering::Relaxed);
+                tokio::select! {
+                    (class, spec, r) = shared.one(i) => {
+                        let c = &shared.classes[class];
+                        let _ = tx.send(Outcome { class, at: start.elapsed().as_secs_f64(), result: r, send_delay: Some(delay), prompt_target: c.input_tokens, output_target: spec.max_tokens });
+                    }
+                    _ = hard.notified() => {}
+                }
+                live.in_flight.fetch_sub(1, Ordering::Relaxed);
+                drop(permit);
+            }));
+        }
+    } else {
+        for _ in 0..concurrency {
+            let (shared, tx, live, hard, next, stop) =
+                (shared.clone(), tx.clone(), live.clone(), hard_stop.clone(), next.clone(), stop.clone());
+            workers.push(tokio::spawn(async move {
+                while Instant::now() < deadline && !stop.load(Ordering::SeqCst) {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    live.in_flight.fetch_add(1, Ordering::Relaxed);
+                    let cancelled = tokio::select! {
+                        (class, spec, r) = shared.one(i) => {
+                            let c = &shared.classes[class];
+                            let _ = tx.send(Outcome { class, at: start.elapsed().as_secs_f64(), result: r, send_delay: None, prompt_target: c.input_tokens, output_target: spec.max_tokens });
+                            false
+                        }
+                        _ = hard.notified() => true,
+                    };
+                    live.in_flight.fetch_sub(1, Ordering::Relaxed);
+                    if cancelled {
+                        break;
+                    }
+                }
+            }));
+        }
+    }
+    drop(tx);
+
+    // Wait for the workers; on Ctrl-C give in-flight requests a short grace.
+    let wait_all = async {
+        for w in workers {
+            let _ = w.await;
+        }
+    };
+    tokio::pin!(wait_all);
+    let interrupted = loop {
+        tokio::select! {
+            _ = &mut wait_all => break stop.load(Ordering::SeqCst),
+            _ = tokio::time::sleep(Duration::from_millis(100)) => {
+                if stop.load(Ordering::SeqCst) {
+                    if tokio::time::timeout(Duration::from_secs(5), &mut wait_all).await.is_err() {
+                        hard_stop.notify_waiters();
+                        let _ = tokio::time::timeout(Duration::from_secs(2), &mut wait_all).await;
+                    }
+                    break true;
+                }
+            }
+        }
+    };
+    let elapsed = start.elapsed().as_secs_f64().max(1e-9);
+    let _ = agg.await;
+    stop.store(true, Ordering::SeqCst);
+    let (points, in_flight, first, mut last, failure, url) =
+        scrape_task.await.unwrap_or((Vec::new(), Vec::new(), None, None, Some("scraper failed".into()), None));
+    // Requests finishing after the deadline still count: read the counters once more.
+    if let Some(u) = &url
+        && let Ok(m) = fetch(&client, u).await
+    {
+        last = Some(m);
+    }
+    if let Some((bar, task)) = progress {
+        task.abort();
+        bar.finish_and_clear();
+    }
+
+    let c = collector.lock().expect("not poisoned");
+    let ps = &percentile_list;
+    let total = c.overall.requests;
+    let succeeded = total - c.overall.failed;
+    let window = if interrupted { elapsed } else { elapsed.max(duration) };
+    let output_tokens = c.overall.output_tokens;
+    let delta = |name: &str| Some(last.as_ref()?.get(name)? - first.as_ref()?.get(name)?);
+    let server = url.map(|u| {
+        let waiting: Vec<(f64, f64)> = points.iter().filter_map(|p| Some((p.t, p.waiting?))).collect();
+        ServerSeries {
+            source: match (&failure, first.is_some()) {
+                (None, _) | (Some(_), true) => u.clone(),
+                (Some(e), false) => format!("{u}: not available ({e})"),
+            },
+            queue_growing: scrape::growing(&waiting),
+            preemptions: delta(scrape::PREEMPTIONS),
+            prompt_tokens_delta: delta(scrape::PROMPT_TOKENS),
+            generation_tokens_delta: delta(scrape::GENERATION_TOKENS),
+            points: points.clone(),
+        }
+    });
+    let gpu: Vec<f64> = points.iter().filter_map(|p| p.gpu_utilization).collect();
+    let (gpu_avg, gpu_reason) = if !gpu.is_empty() {
+        (Some(gpu.iter().sum::<f64>() / gpu.len() as f64), None)
+    } else if c.simulated {
+        (None, Some("the target is cfg-bench's simulator: there is no GPU to measure".to_string()))
+    } else if s.gpu_metrics_url.is_some() {
+        (None, Some("gpu_metrics_url gave no DCGM_FI_DEV_GPU_UTIL samples".to_string()))
+    } else {
+        (
+            None,
+            Some("no gpu_metrics_url (DCGM exporter) in settings.json; the GPU is on the server, not here".to_string()),
+        )
+    };
+    let config = input.config.as_ref();
+    let mut result = BenchResult {
+        ttft_ms: percentiles(&c.overall.ttft, ps),
+        tpot_ms: percentiles(&c.overall.tpot, ps),
+        throughput_tokens_per_sec: output_tokens as f64 / window,
+        error_rate: if total > 0 { c.overall.failed as f64 / total as f64 } else { 0.0 },
+        gpu_utilization_avg: gpu_avg,
+        gpu_utilization_reason: gpu_reason,
+        format_version: 1,
+        complete: !interrupted,
+        simulated: c.simulated,
+        metadata: Some(Metadata {
+            tool: "cfg-bench".into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            settings_sha256: sha256(&input.settings_text),
+            config_sha256: config.map(|(_, t)| sha256(t)),
+            endpoint: s.endpoint.clone(),
+            model: s.model.clone(),
+            gpu: config.and_then(|(c, _)| c.hardware.as_ref().and_then(|h| h.gpu.clone())),
+            quantization: config.and_then(|(c, _)| c.model.quantization.map(|q| q.as_str().to_string())),
+            started_at,
+            ended_at: now_rfc3339(),
+            duration_seconds: elapsed,
+            concurrency,
+            arrival: s.arrival.as_ref().map_or("closed".into(), |a| format!("{:?}", a.mode).to_lowercase()),
+            seed,
+        }),
+        requests: RequestCounts { total, succeeded, failed: c.overall.failed, warmup, good: c.good },
+        e2e_ms: percentiles(&c.overall.e2e, ps),
+        itl_ms: percentiles(&c.overall.itl, ps),
+        intended: open_loop.then(|| IntendedLatency {
+            ttft_ms: percentiles(&c.intended_ttft, ps),
+            e2e_ms: percentiles(&c.intended_e2e, ps),
+            late_sends: c.late_sends,
+            dropped_sends: dropped,
+        }),
+        throughput: Throughput {
+            requests_per_sec: succeeded as f64 / window,
+            output_tokens_per_sec: output_tokens as f64 / window,
+            total_tokens_per_sec: (output_tokens + c.prompt_tokens) as f64 / window,
+            goodput_requests_per_sec: c.good as f64 / window,
+        },
+        tokens: TokenCounts {
+            prompt_total: c.prompt_tokens,
+            completion_total: c.completion_tokens,
+            prompt_target_total: c.prompt_target,
+            completion_target_total: c.completion_target,
+            prompt_deviation_pct: if c.prompt_target > 0 {
+                (c.prompt_tokens as f64 - c.prompt_target as f64) / c.prompt_target as f64 * 100.0
+            } else {
+                0.0
+            },
+            requests_without_usage: c.without_usage,
+        },
+        per_class: c.per_class(ps, window),
+        errors: c.error_classes(),
+        server,
+        timeseries: c.timeseries(&in_flight),
+        verdict: None,
+    };
+    let cold = cold.lock().expect("not poisoned");
+    let cold_start = cold.0.map(|first_ttft_ms| cfg_core::verdict::ColdStart { first_ttft_ms, first_failures: cold.1 });
+    result.verdict = Some(cfg_core::verdict::judge(&result, &s, config.map(|(c, _)| c), cold_start));
+    result
+}
+
+async fn fetch(client: &reqwest::Client, url: &str) -> Result<std::collections::HashMap<String, f64>, String> {
+    let resp = client.get(url).timeout(Duration::from_secs(2)).send().await.map_err(|e| client::classify(&e).kind)?;
+    if !resp.status().is_success() {
+        return Err(format!("HTTP {}", resp.status().as_u16()));
+    }
+    let text = resp.text().await.map_err(|e| e.to_string())?;
+    Ok(scrape::parse(&text))
+}

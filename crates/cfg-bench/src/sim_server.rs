@@ -1,0 +1,356 @@
+//! `cfg-bench sim`: an OpenAI-compatible streaming server that behaves like
+//! a vLLM instance configured by config.toml, driven in real time by the
+//! core's engine model. Everything it serves is marked as simulated.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use cfg_core::model::ServerConfig;
+use cfg_core::sim::engine::{Engine, EngineConfig, EngineRequest, TokenEvent};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+pub const SIMULATED_HEADER: &str = "x-cfg-bench-simulated";
+
+struct NewRequest {
+    req: EngineRequest,
+    events: mpsc::UnboundedSender<TokenEvent>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Gauges {
+    waiting: usize,
+    running: usize,
+    kv_usage: f64,
+    preemptions: u64,
+    prompt_tokens: u64,
+    generation_tokens: u64,
+    finished: u64,
+}
+
+struct AppState {
+    served_names: Vec<String>,
+    root: String,
+    max_model_len: u32,
+    key: Option<String>,
+    submit: mpsc::UnboundedSender<NewRequest>,
+    gauges: Arc<Mutex<Gauges>>,
+    next_id: Mutex<u64>,
+    trace: Option<Arc<Mutex<std::fs::File>>>,
+    started: Instant,
+}
+
+/// A running simulator.
+pub struct SimHandle {
+    pub addr: SocketAddr,
+    pub task: tokio::task::JoinHandle<()>,
+}
+
+/// Starts the simulator on `bind` (port 0 picks a free one).
+/// `key` overrides the key the config's `${VAR}` would give.
+pub async fn start(
+    config: &ServerConfig,
+    bind: SocketAddr,
+    trace: Option<std::path::PathBuf>,
+    key: Option<String>,
+) -> Result<(SimHandle, Vec<String>), String> {
+    let instance = cfg_core::sim::instance(config)?;
+    let mut notes = instance.assumptions.clone();
+    let from_env = key.is_none();
+    let key = if !from_env {
+        key
+    } else {
+        match config.server().api_key.as_deref().and_then(cfg_core::rules::security::env_reference) {
+            Some(var) => match std::env::var(var) {
+                Ok(v) if !v.is_empty() => Some(v),
+                _ => {
+                    notes.push(format!("${var} is not set: the simulator accepts requests without a key"));
+                    None
+                }
+            },
+            None => None,
+        }
+    };
+    let (submit, inbox) = mpsc::unbounded_channel();
+    let gauges = Arc::new(Mutex::new(Gauges::default()));
+    let trace_file = match trace {
+        Some(p) => Some(Arc::new(Mutex::new(
+            std::fs::File::create(&p).map_err(|e| format!("cannot create {}: {e}", p.display()))?,
+        ))),
+        None => None,
+    };
+    let state = Arc::new(AppState {
+        served_names: config.served_names().iter().map(|s| s.to_string()).collect(),
+        root: config.model.name.clone(),
+        max_model_len: instance.engine.max_model_len,
+        key,
+        submit,
+        gauges: gauges.clone(),
+        next_id: Mutex::new(0),
+        trace: trace_file,
+        started: Instant::now(),
+    });
+    tokio::spawn(drive(instance.engine, inbox, gauges));
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .route("/v1/completions", post(completions))
+        .route("/v1/models", get(models))
+        .route("/health", get(|| async { ([(SIMULATED_HEADER, "true")], "") }))
+        .route("/metrics", get(metrics))
+        .with_state(state);
+    let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| format!("cannot listen on {bind}: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Ok((SimHandle { addr, task }, notes))
+}
+
+/// The engine loop: admits new requests, runs a step, sleeps for its
+/// duration (on a schedule, so sleeps do not accumulate drift), delivers tokens.
+async fn drive(config: EngineConfig, mut inbox: mpsc::UnboundedReceiver<NewRequest>, gauges: Arc<Mutex<Gauges>>) {
+    let mut engine = Engine::new(config);
+    let mut listeners: HashMap<u64, mpsc::UnboundedSender<TokenEvent>> = HashMap::new();
+    let mut clock = tokio::time::Instant::now();
+    loop {
+        if engine.is_idle() {
+            match inbox.recv().await {
+                Some(n) => {
+                    listeners.insert(n.req.id, n.events);
+                    engine.add(n.req);
+                    clock = tokio::time::Instant::now();
+                }
+                None => return,
+            }
+        }
+        while let Ok(n) = inbox.try_recv() {
+            listeners.insert(n.req.id, n.events);
+            engine.add(n.req);
+        }
+        let out = engine.step();
+        clock += Duration::from_secs_f64(out.seconds);
+        tokio::time::sleep_until(clock).await;
+        for (id, ev) in out.events {
+            let gone = listeners.get(&id).is_none_or(|l| l.send(ev).is_err());
+            if matches!(ev, TokenEvent::Done | TokenEvent::Rejected) || gone {
+                listeners.remove(&id);
+                if gone {
+                    engine.abort(id);
+                }
+            }
+        }
+        *gauges.lock().expect("not poisoned") = Gauges {
+            waiting: engine.num_waiting(),
+            running: engine.num_running(),
+            kv_usage: engine.kv_usage(),
+            preemptions: engine.preemptions_total,
+            prompt_tokens: engine.prompt_tokens_total,
+            generation_tokens: engine.generation_tokens_total,
+            finished: engine.requests_finished_total,
+        };
+    }
+}
+
+fn error(status: StatusCode, kind: &str, message: String) -> Response {
+    let body = json!({"error": {"message": message, "type": kind, "param": null, "code": status.as_u16()}});
+    (status, [(SIMULATED_HEADER, "true")], Json(body)).into_response()
+}
+
+fn authorized(state: &AppState, headers: &HeaderMap) -> bool {
+    let Some(key) = &state.key else { return true };
+    let given = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("");
+    let token =
+        given.split_once(' ').filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer")).map(|(_, t)| t.trim());
+    token == Some(key.as_str())
+}
+
+async fn models(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    if !authorized(&state, &headers) {
+        return (StatusCode::UNAUTHORIZED, [(SIMULATED_HEADER, "true")], Json(json!({"error": "Unauthorized"})))
+            .into_response();
+    }
+    let data: Vec<Value> = state
+        .served_names
+        .iter()
+        .map(|n| json!({"id": n, "object": "model", "owned_by": "cfg-bench-simulator", "root": state.root, "max_model_len": state.max_model_len}))
+        .collect();
+    ([(SIMULATED_HEADER, "true")], Json(json!({"object": "list", "data": data}))).into_response()
+}
+
+async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    let g = *state.gauges.lock().expect("not poisoned");
+    let name = state.served_names.first().cloned().unwrap_or_default();
+    let l = format!("{{model_name=\"{name}\"}}");
+    let body = format!(
+        "# HELP cfg_bench_simulated This server is cfg-bench's simulator, not vLLM.\ncfg_bench_simulated 1\n\
+         vllm:num_requests_waiting{l} {}\nvllm:num_requests_running{l} {}\nvllm:kv_cache_usage_perc{l} {}\n\
+         vllm:num_preemptions_total{l} {}\nvllm:prompt_tokens_total{l} {}\nvllm:generation_tokens_total{l} {}\n\
+         vllm:request_success_total{l} {}\n",
+        g.waiting, g.running, g.kv_usage, g.preemptions, g.prompt_tokens, g.generation_tokens, g.finished
+    );
+    ([(SIMULATED_HEADER, "true"), ("content-type", "text/plain; version=0.0.4")], body).into_response()
+}
+
+async fn chat(state: State<Arc<AppState>>, headers: HeaderMap, body: Json<Value>) -> Response {
+    let prompt: String = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .map(|msgs| msgs.iter().filter_map(|m| m.get("content").and_then(Value::as_str)).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    generate(state, headers, body, prompt, true).await
+}
+
+async fn completions(state: State<Arc<AppState>>, headers: HeaderMap, body: Json<Value>) -> Response {
+    let prompt = body.get("prompt").and_then(Value::as_str).unwrap_or_default().to_string();
+    generate(state, headers, body, prompt, false).await
+}
+
+async fn generate(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+    prompt: String,
+    chat: bool,
+) -> Response {
+    if !authorized(&state, &headers) {
+        return (StatusCode::UNAUTHORIZED, [(SIMULATED_HEADER, "true")], Json(json!({"error": "Unauthorized"})))
+            .into_response();
+    }
+    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
+    if !model.is_empty() && !state.served_names.iter().any(|n| n == model) {
+        return error(
+            StatusCode::NOT_FOUND,
+            "NotFoundError",
+            format!("The model `{model}` does not exist. Valid aliases: {}.", state.served_names.join(", ")),
+        );
+    }
+    // One whitespace-separated word is one token in the simulator.
+    let prompt_tokens = prompt.split_whitespace().count().max(1) as u32;
+    let mml = state.max_model_len;
+    if prompt_tokens >= mml {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "BadRequestError",
+            format!(
+                "This model's maximum context length is {mml} tokens. However, your prompt contains {prompt_tokens} input tokens, which exceeds this limit even without any output tokens. Please reduce the length of the input prompt."
+            ),
+        );
+    }
+    let requested =
+        body.get("max_tokens").or_else(|| body.get("max_completion_tokens")).and_then(Value::as_u64).unwrap_or(16)
+            as u32;
+    // vLLM clamps max_tokens to the room left in the context.
+    let output_tokens = requested.clamp(1, mml - prompt_tokens);
+    let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    let include_usage = body.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false);
+    let id = {
+        let mut n = state.next_id.lock().expect("not poisoned");
+        *n += 1;
+        *n
+    };
+    let received = state.started.elapsed().as_secs_f64();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let priority = body.get("priority").and_then(Value::as_i64).unwrap_or(0) as i32;
+    if state
+        .submit
+        .send(NewRequest { req: EngineRequest { id, prompt_tokens, output_tokens, priority }, events: tx })
+        .is_err()
+    {
+        return error(StatusCode::SERVICE_UNAVAILABLE, "ServiceUnavailable", "the engine stopped".into());
+    }
+    let name = state.served_names.first().cloned().unwrap_or_default();
+    let object = if chat { "chat.completion.chunk" } else { "text_completion" };
+    let chunk = move |text: Option<&str>, finish: Option<&str>| {
+        let choice = if chat {
+            json!({"index": 0, "delta": text.map_or(json!({}), |t| json!({"content": t})), "finish_reason": finish})
+        } else {
+            json!({"index": 0, "text": text.unwrap_or(""), "finish_reason": finish})
+        };
+        format!(
+            "data: {}\n\n",
+            json!({"id": format!("cmpl-sim-{id}"), "object": object, "model": name, "choices": [choice]})
+        )
+    };
+    let usage = json!({"prompt_tokens": prompt_tokens, "completion_tokens": output_tokens, "total_tokens": prompt_tokens + output_tokens});
+    let trace = state.trace.clone();
+    let started = state.started;
+    let words = ["the", "model", "answers", "with", "a", "token", "at", "each", "step"];
+    if !stream {
+        let mut n = 0u32;
+        while let Some(ev) = rx.recv().await {
+            match ev {
+                TokenEvent::Rejected => {
+                    return error(StatusCode::BAD_REQUEST, "BadRequestError", "request too long".into());
+                }
+                TokenEvent::Done => break,
+                _ => n += 1,
+            }
+        }
+        let text: Vec<&str> = (0..n.max(1)).map(|i| words[i as usize % words.len()]).collect();
+        let body = if chat {
+            json!({"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text.join(" ")}, "finish_reason": "length"}], "usage": usage})
+        } else {
+            json!({"object": "text_completion", "choices": [{"index": 0, "text": text.join(" "), "finish_reason": "length"}], "usage": usage})
+        };
+        return ([(SIMULATED_HEADER, "true")], Json(body)).into_response();
+    }
+    let (out_tx, out_rx) = mpsc::channel::<Result<String, std::io::Error>>(64);
+    tokio::spawn(async move {
+        if chat {
+            let first = format!(
+                "data: {}\n\n",
+                json!({"id": format!("cmpl-sim-{id}"), "object": object, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": null}]})
+            );
+            if out_tx.send(Ok(first)).await.is_err() {
+                return;
+            }
+        }
+        let mut n = 0usize;
+        let mut first_at = None;
+        while let Some(ev) = rx.recv().await {
+            if ev == TokenEvent::Rejected {
+                let _ = out_tx.send(Ok("data: {\"error\": {\"message\": \"rejected\"}}\n\n".into())).await;
+                break;
+            }
+            let done = ev == TokenEvent::Done;
+            let text = format!("{}{}", if n == 0 { "" } else { " " }, words[n % words.len()]);
+            let sent = started.elapsed().as_secs_f64();
+            first_at.get_or_insert(sent);
+            n += 1;
+            if out_tx.send(Ok(chunk(Some(&text), done.then_some("length")))).await.is_err() {
+                return;
+            }
+            if done {
+                if include_usage {
+                    let u = format!(
+                        "data: {}\n\n",
+                        json!({"id": format!("cmpl-sim-{id}"), "object": object, "choices": [], "usage": usage})
+                    );
+                    let _ = out_tx.send(Ok(u)).await;
+                }
+                let _ = out_tx.send(Ok("data: [DONE]\n\n".into())).await;
+                if let Some(f) = &trace {
+                    let line = json!({"id": id, "received": received, "first_token_sent": first_at, "last_token_sent": sent, "prompt_tokens": prompt_tokens, "output_tokens": n});
+                    let _ = writeln!(f.lock().expect("not poisoned"), "{line}");
+                }
+                break;
+            }
+        }
+    });
+    let stream = futures_util::stream::unfold(out_rx, |mut rx| async move { rx.recv().await.map(|item| (item, rx)) });
+    let mut resp = Response::new(Body::from_stream(stream));
+    let h = resp.headers_mut();
+    h.insert("content-type", HeaderValue::from_static("text/event-stream"));
+    h.insert("cache-control", HeaderValue::from_static("no-cache"));
+    h.insert(SIMULATED_HEADER, HeaderValue::from_static("true"));
+    resp
+}

@@ -1,0 +1,250 @@
+//! Everything measured, in mergeable HDR histograms (memory stays flat
+//! however long the run) plus one small bucket per second for the charts.
+
+use hdrhistogram::Histogram;
+use indexmap::IndexMap;
+
+use cfg_core::model::{ClassResult, ErrorClass, Percentiles, TimePoint};
+
+/// Latencies are recorded in microseconds, 3 significant digits, up to 1 hour.
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds")
+}
+
+fn record(h: &mut Histogram<u64>, seconds: f64) {
+    let us = (seconds * 1e6).round().max(1.0) as u64;
+    let _ = h.record(us.min(h.high()));
+}
+
+/// Latency distributions of one population (all requests, or one class).
+#[derive(Clone)]
+pub struct Latencies {
+    pub ttft: Histogram<u64>,
+    pub tpot: Histogram<u64>,
+    pub e2e: Histogram<u64>,
+    pub itl: Histogram<u64>,
+    pub requests: u64,
+    pub failed: u64,
+    pub output_tokens: u64,
+}
+
+impl Default for Latencies {
+    fn default() -> Self {
+        Latencies {
+            ttft: histogram(),
+            tpot: histogram(),
+            e2e: histogram(),
+            itl: histogram(),
+            requests: 0,
+            failed: 0,
+            output_tokens: 0,
+        }
+    }
+}
+
+/// Percentiles in milliseconds, keyed `p50`, ...; null with no samples.
+pub fn percentiles(h: &Histogram<u64>, ps: &[f64]) -> Percentiles {
+    let mut out = IndexMap::new();
+    for &p in ps {
+        let key = if p.fract() == 0.0 { format!("p{}", p as u64) } else { format!("p{p}") };
+        let v = (!h.is_empty()).then(|| h.value_at_quantile(p / 100.0) as f64 / 1000.0);
+        out.insert(key, v);
+    }
+    out.insert("mean".into(), (!h.is_empty()).then(|| h.mean() / 1000.0));
+    Percentiles(out)
+}
+
+/// One finished request as the collector sees it.
+pub struct Outcome {
+    pub class: usize,
+    /// Seconds since the measured phase started, when the request finished.
+    pub at: f64,
+    pub result: Result<crate::client::Timing, crate::client::Failure>,
+    /// Open loop: seconds between the intended and the actual send.
+    pub send_delay: Option<f64>,
+    pub prompt_target: u32,
+    pub output_target: u32,
+}
+
+#[derive(Default, Clone)]
+struct Second {
+    completed: u64,
+    errors: u64,
+    output_tokens: u64,
+    ttfts: Vec<f64>,
+}
+
+/// Aggregates outcomes of the measured phase.
+pub struct Collector {
+    pub overall: Latencies,
+    pub classes: Vec<(String, Latencies)>,
+    pub intended_ttft: Histogram<u64>,
+    pub intended_e2e: Histogram<u64>,
+    pub late_sends: u64,
+    pub errors: IndexMap<String, (u64, String)>,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub prompt_target: u64,
+    pub completion_target: u64,
+    pub without_usage: u64,
+    pub simulated: bool,
+    pub good: u64,
+    seconds: Vec<Second>,
+    sla: (Option<f64>, Option<f64>),
+}
+
+impl Collector {
+    pub fn new(class_names: &[String], sla_ttft_ms: Option<f64>, sla_tpot_ms: Option<f64>) -> Self {
+        Collector {
+            overall: Latencies::default(),
+            classes: class_names.iter().map(|n| (n.clone(), Latencies::default())).collect(),
+            intended_ttft: histogram(),
+            intended_e2e: histogram(),
+            late_sends: 0,
+            errors: IndexMap::new(),
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            prompt_target: 0,
+            completion_target: 0,
+            without_usage: 0,
+            simulated: false,
+            good: 0,
+            seconds: Vec::new(),
+            sla: (sla_ttft_ms, sla_tpot_ms),
+        }
+    }
+
+    pub fn add(&mut self, o: Outcome) {
+        let sec = (o.at.max(0.0)) as usize;
+        if self.seconds.len() <= sec {
+            self.seconds.resize(sec + 1, Second::default());
+        }
+        self.overall.requests += 1;
+        self.classes[o.class].1.requests += 1;
+        self.prompt_target += u64::from(o.prompt_target);
+        self.completion_target += u64::from(o.output_target);
+        if let Some(delay) = o.send_delay
+            && delay > 0.010
+        {
+            self.late_sends += 1;
+        }
+        match o.result {
+            Ok(t) => {
+                self.simulated |= t.simulated;
+                let delay = o.send_delay.unwrap_or(0.0);
+                for l in [&mut self.overall, &mut self.classes[o.class].1] {
+                    record(&mut l.ttft, t.ttft);
+                    record(&mut l.e2e, t.e2e);
+                    if let Some(tpot) = t.tpot() {
+                        record(&mut l.tpot, tpot);
+                    }
+                    for &gap in &t.itl {
+                        record(&mut l.itl, gap);
+                    }
+                    l.output_tokens += u64::from(t.output_tokens);
+                }
+                if o.send_delay.is_some() {
+                    record(&mut self.intended_ttft, t.ttft + delay);
+                    record(&mut self.intended_e2e, t.e2e + delay);
+                }
+                self.completion_tokens += u64::from(t.output_tokens);
+                match t.prompt_tokens {
+                    Some(p) => self.prompt_tokens += u64::from(p),
+                    None => self.without_usage += 1,
+                }
+                let ok_ttft = self.sla.0.is_none_or(|l| t.ttft * 1000.0 <= l);
+                let ok_tpot = self.sla.1.is_none_or(|l| t.tpot().is_none_or(|v| v * 1000.0 <= l));
+                if ok_ttft && ok_tpot {
+                    self.good += 1;
+                }
+                let s = &mut self.seconds[sec];
+                s.completed += 1;
+                s.output_tokens += u64::from(t.output_tokens);
+                s.ttfts.push(t.ttft * 1000.0);
+            }
+            Err(f) => {
+                self.overall.failed += 1;
+                self.classes[o.class].1.failed += 1;
+                let e = self.errors.entry(f.kind.clone()).or_insert((0, f.message.clone()));
+                e.0 += 1;
+                self.seconds[sec].errors += 1;
+            }
+        }
+    }
+
+    /// Live figures for the progress line: (completed, errors, TTFT p99 ms).
+    pub fn live(&self) -> (u64, u64, Option<f64>) {
+        let p99 = (!self.overall.ttft.is_empty()).then(|| self.overall.ttft.value_at_quantile(0.99) as f64 / 1000.0);
+        (self.overall.requests - self.overall.failed, self.overall.failed, p99)
+    }
+
+    pub fn error_classes(&self) -> Vec<ErrorClass> {
+        let mut v: Vec<ErrorClass> = self
+            .errors
+            .iter()
+            .map(|(k, (n, s))| ErrorClass { kind: k.clone(), count: *n, sample: s.clone() })
+            .collect();
+        v.sort_by_key(|e| std::cmp::Reverse(e.count));
+        v
+    }
+
+    pub fn per_class(&self, ps: &[f64], window_s: f64) -> IndexMap<String, ClassResult> {
+        self.classes
+            .iter()
+            .map(|(name, l)| {
+                (
+                    name.clone(),
+                    ClassResult {
+                        requests: l.requests,
+                        failed: l.failed,
+                        ttft_ms: percentiles(&l.ttft, ps),
+                        tpot_ms: percentiles(&l.tpot, ps),
+                        e2e_ms: percentiles(&l.e2e, ps),
+                        output_tokens_per_sec: l.output_tokens as f64 / window_s.max(1e-9),
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// One point per second, with TTFT p50/p99 of the requests that finished in it.
+    pub fn timeseries(&self, in_flight: &[u64]) -> Vec<TimePoint> {
+        self.seconds
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let mut t = s.ttfts.clone();
+                t.sort_by(f64::total_cmp);
+                let pick =
+                    |p: f64| (!t.is_empty()).then(|| t[((p * t.len() as f64).ceil() as usize).clamp(1, t.len()) - 1]);
+                TimePoint {
+                    t: (i + 1) as f64,
+                    completed: s.completed,
+                    errors: s.errors,
+                    output_tokens_per_sec: s.output_tokens as f64,
+                    ttft_p50_ms: pick(0.5),
+                    ttft_p99_ms: pick(0.99),
+                    in_flight: in_flight.get(i).copied().unwrap_or(0),
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_percentiles_are_within_a_tenth_of_a_percent() {
+        let mut h = histogram();
+        for ms in 1..=1000 {
+            record(&mut h, ms as f64 / 1000.0);
+        }
+        let p = percentiles(&h, &[50.0, 99.0, 99.9]);
+        assert!((p.get("p50").unwrap() - 500.0).abs() <= 0.5, "{p:?}");
+        assert!((p.get("p99").unwrap() - 990.0).abs() <= 1.0, "{p:?}");
+        assert!(p.0.contains_key("p99.9"));
+        assert_eq!(percentiles(&histogram(), &[50.0]).get("p50"), None);
+    }
+}

@@ -1,0 +1,196 @@
+//! The runner against the built-in simulator and against servers that fail
+//! on purpose. Every server is started here, on 127.0.0.1.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use cfg_bench::runner::{self, Live, RunInput};
+use cfg_core::model::{BenchResult, LoadTestSettings, ServerConfig};
+use cfg_core::{FileKind, Input, Options};
+
+fn settings(endpoint: &str, extra: serde_json::Value) -> LoadTestSettings {
+    let mut v = serde_json::json!({
+        "endpoint": endpoint,
+        "model": "llama-3.1-8b",
+        "concurrency": 4,
+        "duration_seconds": 2,
+        "request_distribution": {
+            "short": {"weight": 0.7, "input_tokens": 64, "output_tokens": 16},
+            "long": {"weight": 0.3, "input_tokens": 512, "output_tokens": 32}
+        },
+        "warmup_requests": 2,
+        "request_timeout_seconds": 1.5,
+        "sla": {"ttft_p99_ms": 5000, "error_rate": 0.01}
+    });
+    for (k, val) in extra.as_object().unwrap() {
+        v[k] = val.clone();
+    }
+    serde_json::from_value(v).unwrap()
+}
+
+async fn run(s: LoadTestSettings, key: Option<&str>) -> BenchResult {
+    let text = serde_json::to_string(&s).unwrap();
+    let input = RunInput {
+        settings: s,
+        settings_text: text,
+        config: None,
+        key: key.map(str::to_string),
+        stop: Arc::new(AtomicBool::new(false)),
+        show_progress: false,
+    };
+    runner::run(input, Arc::new(Live::default())).await
+}
+
+fn assert_schema_valid(r: &BenchResult) {
+    let text = serde_json::to_string_pretty(r).unwrap();
+    let report = cfg_core::lint(&[Input::new(FileKind::Result, "result.json", text)], &Options::default());
+    assert!(report.diagnostics.is_empty(), "{:#?}", report.diagnostics);
+}
+
+fn sim_config() -> ServerConfig {
+    toml::from_str(
+        "[server]\nserved_model_name = \"llama-3.1-8b\"\n[model]\nname = \"meta-llama/Llama-3.1-8B-Instruct\"\nmax_model_len = 4096\n\
+         [batching]\nmax_num_seqs = 8\nmax_num_batched_tokens = 4096\n[hardware]\ngpu = \"H100-80GB\"\n",
+    )
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn against_the_simulator_tokens_match_the_servers_counters() {
+    let (sim, _) =
+        cfg_bench::sim_server::start(&sim_config(), SocketAddr::from(([127, 0, 0, 1], 0)), None, Some("k".into()))
+            .await
+            .unwrap();
+    let endpoint = format!("http://{}/v1/chat/completions", sim.addr);
+    let r = run(settings(&endpoint, serde_json::json!({})), Some("k")).await;
+    assert!(r.complete && r.simulated, "{r:?}");
+    assert_eq!(r.requests.failed, 0, "{:?}", r.errors);
+    assert!(r.requests.succeeded >= 10, "{:?}", r.requests);
+    // The simulator counts one token per word, so the targets are met exactly.
+    assert_eq!(r.tokens.prompt_total, r.tokens.prompt_target_total);
+    assert_eq!(r.tokens.completion_total, r.tokens.completion_target_total);
+    let server = r.server.as_ref().unwrap();
+    assert_eq!(server.prompt_tokens_delta, Some(r.tokens.prompt_total as f64), "{server:?}");
+    assert_eq!(server.generation_tokens_delta, Some(r.tokens.completion_total as f64));
+    assert!(server.points.iter().any(|p| p.running.unwrap_or(0.0) > 0.0));
+    assert!(r.ttft_ms.get("p50").unwrap() > 0.0 && r.tpot_ms.get("p99").is_some());
+    assert_eq!(r.per_class.len(), 2);
+    assert_eq!(r.per_class["short"].requests + r.per_class["long"].requests, r.requests.total);
+    assert!(r.gpu_utilization_avg.is_none() && r.gpu_utilization_reason.unwrap().contains("simulator"));
+    let verdict = r.verdict.as_ref().unwrap();
+    assert!(verdict.sla_met);
+    sim.task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_key_and_wrong_model_are_classified() {
+    let (sim, _) =
+        cfg_bench::sim_server::start(&sim_config(), SocketAddr::from(([127, 0, 0, 1], 0)), None, Some("right".into()))
+            .await
+            .unwrap();
+    let endpoint = format!("http://{}/v1/completions", sim.addr);
+    let r =
+        run(settings(&endpoint, serde_json::json!({"warmup_requests": 0, "duration_seconds": 1})), Some("wrong")).await;
+    assert_eq!(r.errors[0].kind, "http_401");
+    assert_eq!(r.error_rate, 1.0);
+    assert!(r.verdict.as_ref().unwrap().findings.iter().any(|f| f.code == "auth-rejected"));
+    assert_schema_valid(&r);
+    let r = run(
+        settings(&endpoint, serde_json::json!({"warmup_requests": 0, "duration_seconds": 1, "model": "nope"})),
+        Some("right"),
+    )
+    .await;
+    assert_eq!(r.errors[0].kind, "http_404");
+    assert!(r.errors[0].sample.contains("Valid aliases: llama-3.1-8b"), "{:?}", r.errors);
+    sim.task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_loop_poisson_reports_intended_time_latency() {
+    let (sim, _) =
+        cfg_bench::sim_server::start(&sim_config(), SocketAddr::from(([127, 0, 0, 1], 0)), None, None).await.unwrap();
+    let endpoint = format!("http://{}/v1/chat/completions", sim.addr);
+    let s = settings(
+        &endpoint,
+        serde_json::json!({"warmup_requests": 0, "arrival": {"mode": "poisson", "rate_qps": 20}, "bursts": [{"start_seconds": 0.5, "duration_seconds": 0.5}]}),
+    );
+    let r = run(s, None).await;
+    let intended = r.intended.as_ref().expect("open loop reports intended-time latency");
+    assert!(intended.ttft_ms.get("p50").unwrap() >= r.ttft_ms.get("p50").unwrap() - 0.01);
+    assert!(r.requests.total >= 20, "{:?}", r.requests);
+    assert_schema_valid(&r);
+    sim.task.abort();
+}
+
+/// A server that fails in one way on every request.
+async fn faulty(mode: &'static str) -> SocketAddr {
+    async fn handler(mode: &'static str) -> Response {
+        let sse = |parts: Vec<&'static str>| {
+            let stream = futures_util::stream::iter(parts.into_iter().map(|p| Ok::<_, std::io::Error>(p.to_string())));
+            Response::builder().header("content-type", "text/event-stream").body(Body::from_stream(stream)).unwrap()
+        };
+        let chunk = "data: {\"choices\":[{\"index\":0,\"text\":\"hi\"}]}\n\n";
+        match mode {
+            "401" => (StatusCode::UNAUTHORIZED, "{\"error\":\"Unauthorized\"}").into_response(),
+            "429" => {
+                (StatusCode::TOO_MANY_REQUESTS, [("retry-after", "1")], "{\"error\":{\"message\":\"rate limited\"}}")
+                    .into_response()
+            }
+            "500" => (StatusCode::INTERNAL_SERVER_ERROR, "{\"error\":{\"message\":\"engine dead\"}}").into_response(),
+            "cut" => sse(vec![chunk, chunk]),
+            "malformed" => sse(vec![chunk, "data: {not json\n\n"]),
+            "stall" => {
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                sse(vec![chunk])
+            }
+            _ => unreachable!(),
+        }
+    }
+    let app = Router::new().route("/v1/completions", post(move || handler(mode)));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_fault_is_counted_in_its_class_and_the_run_completes() {
+    let refused = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let mut cases = vec![(refused, "connection_refused")];
+    for (mode, kind) in [
+        ("401", "http_401"),
+        ("429", "http_429"),
+        ("500", "http_500"),
+        ("cut", "stream_cut"),
+        ("malformed", "malformed_sse"),
+        ("stall", "timeout"),
+    ] {
+        cases.push((faulty(mode).await, kind));
+    }
+    for (addr, kind) in cases {
+        let endpoint = format!("http://{addr}/v1/completions");
+        let s = settings(
+            &endpoint,
+            serde_json::json!({"warmup_requests": 0, "duration_seconds": 1, "concurrency": 2, "request_timeout_seconds": 0.5}),
+        );
+        let r = tokio::time::timeout(Duration::from_secs(20), run(s, None)).await.expect("the run ends by itself");
+        assert!(r.complete, "{kind}");
+        assert!(r.requests.total >= 1, "{kind}");
+        assert_eq!(r.requests.failed, r.requests.total, "{kind}: {:?}", r.errors);
+        assert_eq!(r.errors.len(), 1, "{kind}: {:?}", r.errors);
+        assert_eq!(r.errors[0].kind, kind, "{:?}", r.errors);
+        assert!(!r.errors[0].sample.is_empty());
+        assert!(r.verdict.as_ref().unwrap().findings.iter().any(|f| f.code == "error-rate-high"));
+        assert_schema_valid(&r);
+    }
+}
