@@ -45,6 +45,19 @@ assert tail and tail[0]["file"].endswith("settings.json") and "max_model_len" in
 print("tail class flagged at %s:%d:%d" % (tail[0]["file"], tail[0]["line"], tail[0]["column"]))'
 "$BIN/cfg-lint" check examples/config.toml examples/settings.json --deny-warnings
 
+step "cfg-bench: a short load test against the built-in simulator"
+bench_dir="$(mktemp -d)"
+"$CARGO_TARGET_DIR/debug/cfg-bench" run --config tests/bench/quick-settings.json --server examples/config.toml --sim \
+  --output "$bench_dir/result.json" --html "$bench_dir/report.html" --runs-dir "$bench_dir/runs"
+"$BIN/cfg-lint" check "$bench_dir/result.json"
+"$VENV/bin/check-jsonschema" --schemafile schemas/result.schema.json "$bench_dir/result.json"
+grep -q "<svg" "$bench_dir/report.html"
+"$CARGO_TARGET_DIR/debug/cfg-bench" runs --runs-dir "$bench_dir/runs"
+run_id="$(ls "$bench_dir/runs" | head -n1)"
+"$CARGO_TARGET_DIR/debug/cfg-bench" compare "$bench_dir/result.json" "$run_id" --runs-dir "$bench_dir/runs" --fail-over 1
+"$CARGO_TARGET_DIR/debug/cfg-bench" sim --config examples/config.toml --sweep max_num_seqs=4,16,64 --settings tests/bench/quick-settings.json
+rm -rf "$bench_dir"
+
 step "independent validators accept the examples and reject broken files"
 "$VENV/bin/check-jsonschema" --check-metaschema schemas/*.schema.json
 "$VENV/bin/check-jsonschema" --schemafile schemas/settings.schema.json examples/settings.json examples/spec/settings.json

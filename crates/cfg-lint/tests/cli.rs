@@ -145,7 +145,7 @@ fn rules_explain_schema_and_memory() {
     assert_eq!(cfg_lint(&["schema", "--check", "schemas"]).status.code(), Some(0));
     let mem = cfg_lint(&["memory", "examples/config.toml", "--format", "json"]);
     let m: serde_json::Value = serde_json::from_slice(&mem.stdout).unwrap();
-    assert_eq!(m["kv_capacity_tokens"], 273_840);
+    assert_eq!(m["kv_capacity_tokens"], 509_776);
     assert_eq!(cfg_lint(&["memory", "examples/spec/config.toml"]).status.code(), Some(2), "no GPU named");
     assert!(stdout(&cfg_lint(&["memory", "--list-gpus"])).contains("H100-80GB"));
 }
