@@ -17,7 +17,17 @@ fn bench() -> Command {
 
 #[test]
 fn refuses_lint_errors_and_a_missing_key_before_any_request() {
-    let o = bench().args(["run", "--config", "examples/spec/settings.json", "--server", "examples/spec/config.toml", "--no-archive"]).output().unwrap();
+    let o = bench()
+        .args([
+            "run",
+            "--config",
+            "examples/spec/settings.json",
+            "--server",
+            "examples/spec/config.toml",
+            "--no-archive",
+        ])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("CFG501") && err.contains("refusing to run"), "{err}");
@@ -32,9 +42,12 @@ fn smoke_diagnoses_a_refused_connection() {
     let dir = std::env::temp_dir().join(format!("cfg-bench-smoke-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let settings = dir.join("settings.json");
-    let text = std::fs::read_to_string(repo().join("tests/bench/quick-settings.json")).unwrap().replace("127.0.0.1:8000", &format!("127.0.0.1:{port}"));
+    let text = std::fs::read_to_string(repo().join("tests/bench/quick-settings.json"))
+        .unwrap()
+        .replace("127.0.0.1:8000", &format!("127.0.0.1:{port}"));
     std::fs::write(&settings, text).unwrap();
-    let o = bench().args(["smoke", "--config", settings.to_str().unwrap()]).env("VLLM_INTERNAL_KEY", "k").output().unwrap();
+    let o =
+        bench().args(["smoke", "--config", settings.to_str().unwrap()]).env("VLLM_INTERNAL_KEY", "k").output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("nothing listens"), "{}", String::from_utf8_lossy(&o.stderr));
     let _ = std::fs::remove_dir_all(dir);
@@ -47,7 +60,18 @@ fn ctrl_c_still_writes_the_result_marked_incomplete() {
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("result.json");
     let child = bench()
-        .args(["run", "--config", "tests/bench/quick-settings.json", "--server", "examples/config.toml", "--sim", "--duration", "60", "--no-archive", "--output"])
+        .args([
+            "run",
+            "--config",
+            "tests/bench/quick-settings.json",
+            "--server",
+            "examples/config.toml",
+            "--sim",
+            "--duration",
+            "60",
+            "--no-archive",
+            "--output",
+        ])
         .arg(&out)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
