@@ -51,6 +51,37 @@ pub fn body(api: Api, spec: &RequestSpec) -> Value {
     body
 }
 
+/// The parts of a streamed chunk the runner reads (chat or completions).
+#[derive(serde::Deserialize)]
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    choices: Vec<Choice<'a>>,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default, borrow)]
+    error: Option<&'a serde_json::value::RawValue>,
+}
+
+#[derive(serde::Deserialize)]
+struct Choice<'a> {
+    #[serde(default, borrow)]
+    delta: Option<Delta<'a>>,
+    #[serde(default, borrow)]
+    text: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Delta<'a> {
+    #[serde(default, borrow)]
+    content: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Usage {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+}
+
 /// A failure, sorted the way a reader needs it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
@@ -178,6 +209,9 @@ pub async fn send(
         let mut chunks = 0u32;
         let mut done = false;
         while let Some(item) = stream.next().await {
+            // Timestamp on arrival, before any parsing: the runner's own work
+            // must not show in the latencies.
+            let arrived = start.elapsed().as_secs_f64();
             let bytes = item.map_err(|e| {
                 let mut f = classify(&e);
                 if f.kind == "request" || f.kind == "connection_reset" {
@@ -190,18 +224,19 @@ pub async fn send(
                     done = true;
                     continue;
                 }
-                let v: Value = serde_json::from_str(&data).map_err(|e| {
+                // Typed, borrowing parse: only the fields we read, no tree.
+                let v: Chunk<'_> = serde_json::from_str(&data).map_err(|e| {
                     Failure::new("malformed_sse", format!("bad JSON in a data line ({e}): {}", truncate(&data, 120)))
                 })?;
-                if let Some(err) = v.get("error") {
-                    return Err(Failure::new("stream_error", truncate(&err.to_string(), 200)));
+                if let Some(err) = v.error.filter(|e| e.get() != "null") {
+                    return Err(Failure::new("stream_error", truncate(err.get(), 200)));
                 }
-                let piece = match api {
-                    Api::Chat => v.pointer("/choices/0/delta/content").and_then(Value::as_str),
-                    Api::Completions => v.pointer("/choices/0/text").and_then(Value::as_str),
-                };
+                let piece = v.choices.first().and_then(|c| match api {
+                    Api::Chat => c.delta.as_ref().and_then(|d| d.content.as_deref()),
+                    Api::Completions => c.text.as_deref(),
+                });
                 if let Some(text) = piece.filter(|t| !t.is_empty()) {
-                    let now = start.elapsed().as_secs_f64();
+                    let now = arrived;
                     match last_content {
                         None => timing.ttft = now,
                         Some(prev) => timing.itl.push(now - prev),
@@ -213,12 +248,12 @@ pub async fn send(
                         timing.text.push_str(text);
                     }
                 }
-                if let Some(u) = v.get("usage").filter(|u| !u.is_null()) {
-                    if let Some(c) = u.get("completion_tokens").and_then(Value::as_u64) {
+                if let Some(u) = v.usage {
+                    if let Some(c) = u.completion_tokens {
                         timing.output_tokens = c as u32;
                         timing.usage_reported = true;
                     }
-                    timing.prompt_tokens = u.get("prompt_tokens").and_then(Value::as_u64).map(|p| p as u32);
+                    timing.prompt_tokens = u.prompt_tokens.map(|p| p as u32);
                 }
             }
         }

@@ -200,6 +200,10 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         let (client, stop, live) = (client.clone(), stop.clone(), live.clone());
         let url = metrics_url(&s);
         let gpu_url = s.gpu_metrics_url.clone();
+        // A local nvidia-smi only describes the server's GPU when the server is here.
+        let local_gpu = gpu_url.is_none()
+            && cfg_core::url::Url::parse(&s.endpoint).is_some_and(|u| u.is_loopback())
+            && which("nvidia-smi");
         tokio::spawn(async move {
             let mut points = Vec::new();
             let mut in_flight = Vec::new();
@@ -227,10 +231,12 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
                         Err(e) => failure = Some(e),
                     }
                 }
-                if let Some(gurl) = &gpu_url
-                    && let Ok(m) = fetch(&client, gurl).await
-                {
-                    point.gpu_utilization = m.get(scrape::DCGM_UTIL).map(|v| v / 100.0);
+                if let Some(gurl) = &gpu_url {
+                    if let Ok(m) = fetch(&client, gurl).await {
+                        point.gpu_utilization = m.get(scrape::DCGM_UTIL).map(|v| v / 100.0);
+                    }
+                } else if local_gpu {
+                    point.gpu_utilization = nvidia_smi_utilization().await;
                 }
                 points.push(point);
                 if stop.load(Ordering::SeqCst) || Instant::now() >= deadline {
@@ -393,10 +399,12 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         (None, Some("the target is cfg-bench's simulator: there is no GPU to measure".to_string()))
     } else if s.gpu_metrics_url.is_some() {
         (None, Some("gpu_metrics_url gave no DCGM_FI_DEV_GPU_UTIL samples".to_string()))
+    } else if which("nvidia-smi") {
+        (None, Some("the endpoint is not on this machine, so the local nvidia-smi cannot see its GPU; give gpu_metrics_url (a DCGM exporter)".to_string()))
     } else {
         (
             None,
-            Some("no gpu_metrics_url (DCGM exporter) in settings.json; the GPU is on the server, not here".to_string()),
+            Some("no gpu_metrics_url (DCGM exporter) in settings.json and no nvidia-smi on this machine".to_string()),
         )
     };
     let config = input.config.as_ref();
@@ -463,6 +471,22 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     let cold_start = cold.0.map(|first_ttft_ms| cfg_core::verdict::ColdStart { first_ttft_ms, first_failures: cold.1 });
     result.verdict = Some(cfg_core::verdict::judge(&result, &s, config.map(|(c, _)| c), cold_start));
     result
+}
+
+fn which(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
+/// Mean utilisation of the local GPUs, 0..1, from `nvidia-smi`.
+async fn nvidia_smi_utilization() -> Option<f64> {
+    let out = tokio::process::Command::new("nvidia-smi")
+        .args(["--query-gpu=utilization.gpu", "--format=csv,noheader,nounits"])
+        .output()
+        .await
+        .ok()
+        .filter(|o| o.status.success())?;
+    let values: Vec<f64> = String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.trim().parse().ok()).collect();
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64 / 100.0)
 }
 
 async fn fetch(client: &reqwest::Client, url: &str) -> Result<std::collections::HashMap<String, f64>, String> {

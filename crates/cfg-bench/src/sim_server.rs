@@ -109,6 +109,10 @@ pub async fn start(
         .with_state(state);
     let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| format!("cannot listen on {bind}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    // Without TCP_NODELAY, Nagle and delayed ACKs hold small SSE chunks for ~40 ms.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp: &mut tokio::net::TcpStream| {
+        let _ = tcp.set_nodelay(true);
+    });
     let task = tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
@@ -200,26 +204,47 @@ async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     ([(SIMULATED_HEADER, "true"), ("content-type", "text/plain; version=0.0.4")], body).into_response()
 }
 
-async fn chat(state: State<Arc<AppState>>, headers: HeaderMap, body: Json<Value>) -> Response {
+/// Reads the JSON body after noting when the request arrived, so the trace's
+/// `received` includes reading and parsing the body, as a server would count it.
+async fn read_json(req: axum::extract::Request) -> Result<Value, Response> {
+    let bytes = axum::body::to_bytes(req.into_body(), 16 << 20)
+        .await
+        .map_err(|e| error(StatusCode::BAD_REQUEST, "BadRequestError", format!("cannot read the body: {e}")))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| error(StatusCode::BAD_REQUEST, "BadRequestError", format!("invalid JSON: {e}")))
+}
+
+async fn chat(state: State<Arc<AppState>>, headers: HeaderMap, req: axum::extract::Request) -> Response {
+    let received = state.started.elapsed().as_secs_f64();
+    let body = match read_json(req).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
     let prompt: String = body
         .get("messages")
         .and_then(Value::as_array)
         .map(|msgs| msgs.iter().filter_map(|m| m.get("content").and_then(Value::as_str)).collect::<Vec<_>>().join(" "))
         .unwrap_or_default();
-    generate(state, headers, body, prompt, true).await
+    generate(state, headers, body, prompt, true, received).await
 }
 
-async fn completions(state: State<Arc<AppState>>, headers: HeaderMap, body: Json<Value>) -> Response {
+async fn completions(state: State<Arc<AppState>>, headers: HeaderMap, req: axum::extract::Request) -> Response {
+    let received = state.started.elapsed().as_secs_f64();
+    let body = match read_json(req).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
     let prompt = body.get("prompt").and_then(Value::as_str).unwrap_or_default().to_string();
-    generate(state, headers, body, prompt, false).await
+    generate(state, headers, body, prompt, false, received).await
 }
 
 async fn generate(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
-    Json(body): Json<Value>,
+    body: Value,
     prompt: String,
     chat: bool,
+    received: f64,
 ) -> Response {
     if !authorized(&state, &headers) {
         return (StatusCode::UNAUTHORIZED, [(SIMULATED_HEADER, "true")], Json(json!({"error": "Unauthorized"})))
@@ -257,7 +282,6 @@ async fn generate(
         *n += 1;
         *n
     };
-    let received = state.started.elapsed().as_secs_f64();
     let (tx, mut rx) = mpsc::unbounded_channel();
     let priority = body.get("priority").and_then(Value::as_i64).unwrap_or(0) as i32;
     if state
@@ -269,16 +293,21 @@ async fn generate(
     }
     let name = state.served_names.first().cloned().unwrap_or_default();
     let object = if chat { "chat.completion.chunk" } else { "text_completion" };
+    // Chunks are formatted by hand: the words need no escaping, and a
+    // cheaper server per token keeps its own overhead out of the timings.
+    let model_json = serde_json::to_string(&name).unwrap_or_else(|_| "\"\"".into());
     let chunk = move |text: Option<&str>, finish: Option<&str>| {
-        let choice = if chat {
-            json!({"index": 0, "delta": text.map_or(json!({}), |t| json!({"content": t})), "finish_reason": finish})
+        let finish = finish.map_or("null".to_string(), |f| format!("\"{f}\""));
+        let text = text.unwrap_or("");
+        if chat {
+            format!(
+                "data: {{\"id\":\"cmpl-sim-{id}\",\"object\":\"{object}\",\"model\":{model_json},\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{text}\"}},\"finish_reason\":{finish}}}]}}\n\n"
+            )
         } else {
-            json!({"index": 0, "text": text.unwrap_or(""), "finish_reason": finish})
-        };
-        format!(
-            "data: {}\n\n",
-            json!({"id": format!("cmpl-sim-{id}"), "object": object, "model": name, "choices": [choice]})
-        )
+            format!(
+                "data: {{\"id\":\"cmpl-sim-{id}\",\"object\":\"{object}\",\"model\":{model_json},\"choices\":[{{\"index\":0,\"text\":\"{text}\",\"finish_reason\":{finish}}}]}}\n\n"
+            )
+        }
     };
     let usage = json!({"prompt_tokens": prompt_tokens, "completion_tokens": output_tokens, "total_tokens": prompt_tokens + output_tokens});
     let trace = state.trace.clone();

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Benchmarks of cfg-bench itself, against its own simulator on 127.0.0.1.
+
+accuracy: at 1, 64 and 512 concurrent streams, the runner's TTFT and TPOT
+  percentiles against what the simulator's --trace says it did for the same
+  requests (first token sent - request received; (last - first) / (n - 1)).
+overhead: CPU time (user + sys) of the runner process per streamed token at
+  high concurrency, and its peak resident memory, for a longer run.
+
+Usage: scripts/bench_runner.py [--bin DIR] [--quick] [--out FILE.md]
+Prints a markdown table; exits 1 if an accuracy difference exceeds --limit-ms.
+"""
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+CONFIG = """[server]
+port = {port}
+served_model_name = "bench"
+[model]
+name = "meta-llama/Llama-3.1-8B-Instruct"
+max_model_len = 4096
+[batching]
+max_num_seqs = 512
+max_num_batched_tokens = 16384
+[hardware]
+gpu = "H100-80GB"
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(port, timeout=20):
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"simulator did not start on {port}")
+
+
+def percentile(values, p):
+    v = sorted(values)
+    if not v:
+        return float("nan")
+    k = max(1, min(len(v), int(-(-p / 100.0 * len(v) // 1))))
+    return v[k - 1]
+
+
+def run_once(bindir, work, concurrency, duration, out_tokens):
+    port = free_port()
+    cfg = os.path.join(work, f"config-{concurrency}.toml")
+    with open(cfg, "w") as f:
+        f.write(CONFIG.format(port=port))
+    settings = {
+        "endpoint": f"http://127.0.0.1:{port}/v1/completions",
+        "model": "bench",
+        "concurrency": concurrency,
+        "duration_seconds": duration,
+        "request_distribution": {
+            "short": {"weight": 0.8, "input_tokens": 64, "output_tokens": out_tokens},
+            "long": {"weight": 0.2, "input_tokens": 512, "output_tokens": out_tokens * 2},
+        },
+        # Warm-up opens the connections, so the measured requests (like a
+        # long run's) reuse them; the trace's first entries are dropped to match.
+        "warmup_requests": concurrency,
+        "metrics": {"percentiles": [50, 90, 99]},
+    }
+    spath = os.path.join(work, f"settings-{concurrency}.json")
+    with open(spath, "w") as f:
+        json.dump(settings, f)
+    trace = os.path.join(work, f"trace-{concurrency}.jsonl")
+    result = os.path.join(work, f"result-{concurrency}.json")
+    # One core each (when there are two), so the two processes do not steal
+    # each other's time slices and the comparison measures the runner.
+    pin = lambda core: ["taskset", "-c", str(core)] if (os.cpu_count() or 1) >= 2 and shutil.which("taskset") else []  # noqa: E731
+    sim = subprocess.Popen(pin(0) + [os.path.join(bindir, "cfg-bench"), "sim", "--config", cfg, "--trace", trace],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(port)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.time()
+        runner = subprocess.run(pin(1) + [os.path.join(bindir, "cfg-bench"), "run", "--config", spath, "--output", result,
+                                 "--no-archive", "--skip-smoke"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        wall = time.time() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if runner.returncode != 0:
+            raise SystemExit(f"runner failed: {runner.stderr}")
+    finally:
+        sim.terminate()
+        sim.wait()
+    with open(result) as f:
+        r = json.load(f)
+    server_ttft, server_tpot = [], []
+    with open(trace) as f:
+        traced = sorted((json.loads(line) for line in f), key=lambda t: t["received"])
+    # The warm-up finishes before the measured phase starts: drop it.
+    for t in traced[concurrency:]:
+        if True:
+            server_ttft.append((t["first_token_sent"] - t["received"]) * 1000)
+            if t["output_tokens"] > 1:
+                server_tpot.append((t["last_token_sent"] - t["first_token_sent"]) * 1000 / (t["output_tokens"] - 1))
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    tokens = r["tokens"]["completion_total"]
+    return {
+        "concurrency": concurrency,
+        "requests": r["requests"]["succeeded"],
+        "traced": len(server_ttft),
+        "errors": r["requests"]["failed"],
+        "client": {k: (r["ttft_ms"][f"p{k}"], r["tpot_ms"][f"p{k}"]) for k in (50, 90, 99)},
+        "server": {k: (percentile(server_ttft, k), percentile(server_tpot, k)) for k in (50, 90, 99)},
+        "cpu_s": cpu,
+        "tokens": tokens,
+        "cpu_us_per_token": cpu / max(tokens, 1) * 1e6,
+        "peak_rss_mib": after.ru_maxrss / 1024.0,
+        "wall_s": wall,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=os.environ.get("CARGO_TARGET_DIR", "target") + "/release")
+    ap.add_argument("--quick", action="store_true", help="short runs (for CI)")
+    ap.add_argument("--limit-ms", type=float, default=1.0)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="cfg-bench-bench-")
+    duration = 5 if args.quick else 20
+    rows = [run_once(args.bin, work, c, duration, 32) for c in (1, 64, 512)]
+    lines = [
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; runs of {duration} s; simulator and runner on one machine",
+        "",
+        "| streams | requests | TTFT p50 client / server (ms) | TTFT p99 client / server | TPOT p50 client / server | TPOT p99 client / server | max abs diff (ms) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    worst = 0.0
+    for row in rows:
+        diffs = []
+        cells = []
+        for p in (50, 99):
+            for i in (0, 1):
+                c, s = row["client"][p][i], row["server"][p][i]
+                diffs.append(abs(c - s))
+                cells.append((p, i, c, s))
+        worst = max(worst, max(diffs))
+        fmt = lambda c, s: f"{c:.2f} / {s:.2f}"  # noqa: E731
+        lines.append(
+            f"| {row['concurrency']} | {row['requests']} | {fmt(*cells[0][2:])} | {fmt(*cells[2][2:])} | {fmt(*cells[1][2:])} | {fmt(*cells[3][2:])} | {max(diffs):.2f} |"
+        )
+    lines += ["", "| streams | output tokens | runner CPU (user+sys) | CPU per token | runner peak RSS |", "|---|---|---|---|---|"]
+    for row in rows:
+        lines.append(
+            f"| {row['concurrency']} | {row['tokens']} | {row['cpu_s']:.2f} s | {row['cpu_us_per_token']:.1f} µs | {row['peak_rss_mib']:.1f} MiB |"
+        )
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    if any(r["errors"] for r in rows):
+        print("errors during the benchmark runs", file=sys.stderr)
+        return 1
+    if worst > args.limit_ms:
+        print(f"accuracy: worst difference {worst:.2f} ms exceeds {args.limit_ms} ms", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
