@@ -95,12 +95,22 @@ def run_once(bindir, work, concurrency, duration, out_tokens):
         wait_for(port)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.time()
-        runner = subprocess.run(pin(1) + [os.path.join(bindir, "cfg-bench"), "run", "--config", spath, "--output", result,
-                                 "--no-archive", "--skip-smoke"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        runner = subprocess.Popen(pin(1) + [os.path.join(bindir, "cfg-bench"), "run", "--config", spath, "--output", result,
+                                   "--no-archive", "--skip-smoke"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        rss_curve = []
+        while runner.poll() is None:
+            time.sleep(1.0)
+            try:
+                with open(f"/proc/{runner.pid}/status") as st:
+                    kb = next(int(l.split()[1]) for l in st if l.startswith("VmRSS:"))
+                rss_curve.append((round(time.time() - start), kb / 1024.0))
+            except (OSError, StopIteration):
+                pass
+        err = runner.stderr.read()
         wall = time.time() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if runner.returncode != 0:
-            raise SystemExit(f"runner failed: {runner.stderr}")
+            raise SystemExit(f"runner failed: {err}")
     finally:
         sim.terminate()
         sim.wait()
@@ -129,6 +139,7 @@ def run_once(bindir, work, concurrency, duration, out_tokens):
         "cpu_us_per_token": cpu / max(tokens, 1) * 1e6,
         "peak_rss_mib": after.ru_maxrss / 1024.0,
         "wall_s": wall,
+        "rss_curve": rss_curve,
     }
 
 
@@ -138,6 +149,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="short runs (for CI)")
     ap.add_argument("--limit-ms", type=float, default=1.0)
     ap.add_argument("--out")
+    ap.add_argument("--soak", type=int, default=0, help="also run 512 streams for this many seconds and report the memory curve")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="cfg-bench-bench-")
     duration = 5 if args.quick else 20
@@ -167,6 +179,15 @@ def main():
         lines.append(
             f"| {row['concurrency']} | {row['tokens']} | {row['cpu_s']:.2f} s | {row['cpu_us_per_token']:.1f} µs | {row['peak_rss_mib']:.1f} MiB |"
         )
+    if args.soak:
+        soak = run_once(args.bin, work, 512, args.soak, 32)
+        curve = soak["rss_curve"]
+        step = max(1, len(curve) // 12)
+        lines += ["", f"soak: 512 streams for {args.soak} s, {soak['requests']} requests, {soak['tokens']} tokens, "
+                  f"{soak['cpu_us_per_token']:.1f} µs CPU per token; runner RSS (MiB) over time:", "",
+                  "| t (s) | " + " | ".join(str(t) for t, _ in curve[::step]) + " |",
+                  "|---|" + "---|" * len(curve[::step]),
+                  "| RSS | " + " | ".join(f"{m:.1f}" for _, m in curve[::step]) + " |"]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

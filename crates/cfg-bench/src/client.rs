@@ -129,7 +129,11 @@ pub fn classify(err: &reqwest::Error) -> Failure {
         chain.push_str(&s.to_string());
         source = s.source();
     }
-    let lower = chain.to_lowercase();
+    // Classify without the URL: a host named like "dns-proxy" is not a DNS error.
+    let lower = match err.url() {
+        Some(url) => chain.replace(url.as_str(), "").to_lowercase(),
+        None => chain.to_lowercase(),
+    };
     let kind = if err.is_timeout() {
         "timeout"
     } else if lower.contains("dns") || lower.contains("failed to lookup") || lower.contains("name or service not known")
@@ -206,6 +210,7 @@ pub async fn send(
         let mut sse = SseReader::default();
         let mut timing = Timing { simulated, ..Default::default() };
         let mut last_content: Option<f64> = None;
+        let mut last_data: Option<f64> = None;
         let mut chunks = 0u32;
         let mut done = false;
         while let Some(item) = stream.next().await {
@@ -220,6 +225,7 @@ pub async fn send(
                 f
             })?;
             for data in sse.feed(&bytes) {
+                last_data = Some(arrived);
                 if data == "[DONE]" {
                     done = true;
                     continue;
@@ -266,7 +272,8 @@ pub async fn send(
         if last_content.is_none() {
             return Err(Failure::new("empty_response", "the stream finished without any content"));
         }
-        timing.e2e = start.elapsed().as_secs_f64();
+        // E2E ends at the last data line, as vllm bench serve measures it.
+        timing.e2e = last_data.unwrap_or_else(|| start.elapsed().as_secs_f64());
         if !timing.usage_reported {
             timing.output_tokens = chunks;
         }

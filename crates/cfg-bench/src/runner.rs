@@ -101,6 +101,9 @@ pub fn arrival_times(settings: &LoadTestSettings, duration: f64) -> Vec<f64> {
     out
 }
 
+/// Class, request, outcome and (open loop) send delay of one request.
+type Sent = (usize, RequestSpec, Result<client::Timing, client::Failure>, Option<f64>);
+
 struct Shared {
     client: reqwest::Client,
     endpoint: String,
@@ -113,11 +116,14 @@ struct Shared {
 }
 
 impl Shared {
-    async fn one(&self, i: u64) -> (usize, RequestSpec, Result<client::Timing, client::Failure>) {
+    /// Sends request `i`. For open loop, `intended` is when it should have
+    /// been sent: the delay is taken just before sending, after the prompt is built.
+    async fn one(&self, i: u64, intended: Option<Instant>) -> Sent {
         let (class, spec) = spec_for(&self.settings, &self.classes, self.seed, i);
+        let delay = intended.map(|t| t.elapsed().as_secs_f64());
         let r = client::send(&self.client, &self.endpoint, self.api, self.key.as_deref(), &spec, self.timeout, |_| {})
             .await;
-        (class, spec, r)
+        (class, spec, r, delay)
     }
 }
 
@@ -160,7 +166,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
                     if i >= warmup || stop.load(Ordering::SeqCst) {
                         break;
                     }
-                    let (_, _, r) = shared.one(i).await;
+                    let (_, _, r, _) = tokio::select! { x = shared.one(i, None) => x, _ = stopped(&stop) => break };
                     let mut c = cold.lock().expect("not poisoned");
                     match r {
                         Ok(t) if i == 0 => c.0 = Some(t.ttft * 1000.0),
@@ -176,7 +182,11 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         next.store(warmup, Ordering::SeqCst);
     }
 
-    let percentile_list = s.metrics().percentiles.clone();
+    // P99 is always computed: the verdict judges it even when not listed.
+    let mut percentile_list = s.metrics().percentiles.clone();
+    if !percentile_list.contains(&99.0) {
+        percentile_list.push(99.0);
+    }
     let sla = s.sla.clone().unwrap_or_default();
     let collector = Arc::new(Mutex::new(Collector::new(&class_names, sla.ttft_p99_ms, sla.tpot_p99_ms)));
     let duration = f64::from(s.duration_seconds);
@@ -276,48 +286,48 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
 
     let open_loop = s.arrival.as_ref().is_some_and(|a| a.mode != ArrivalMode::Closed);
     let mut dropped = 0u64;
-    let mut workers = Vec::new();
+    let mut workers = tokio::task::JoinSet::new();
     if open_loop {
         let sem = Arc::new(Semaphore::new(concurrency as usize));
         let times = arrival_times(&s, duration);
         let total = times.len();
         for (k, at) in times.into_iter().enumerate() {
-            if stop.load(Ordering::SeqCst) {
-                dropped += (total - k) as u64;
-                break;
-            }
+            // Finished tasks are reaped as we go, so memory stays flat on long runs.
+            while workers.try_join_next().is_some() {}
             let intended = start + Duration::from_secs_f64(at);
-            tokio::time::sleep_until(intended.into()).await;
             let permit = tokio::select! {
-                p = sem.clone().acquire_owned() => p.expect("semaphore open"),
+                p = async {
+                    tokio::time::sleep_until(intended.into()).await;
+                    sem.clone().acquire_owned().await
+                } => p.expect("semaphore open"),
                 _ = tokio::time::sleep_until(deadline.into()) => { dropped += (total - k) as u64; break; }
+                _ = stopped(&stop) => { dropped += (total - k) as u64; break; }
             };
-            let delay = intended.elapsed().as_secs_f64();
             let i = warmup + k as u64;
             let (shared, tx, live, hard) = (shared.clone(), tx.clone(), live.clone(), hard_stop.clone());
-            workers.push(tokio::spawn(async move {
+            workers.spawn(async move {
                 live.in_flight.fetch_add(1, Ordering::Relaxed);
                 tokio::select! {
-                    (class, spec, r) = shared.one(i) => {
+                    (class, spec, r, delay) = shared.one(i, Some(intended)) => {
                         let c = &shared.classes[class];
-                        let _ = tx.send(Outcome { class, at: start.elapsed().as_secs_f64(), result: r, send_delay: Some(delay), prompt_target: c.input_tokens, output_target: spec.max_tokens });
+                        let _ = tx.send(Outcome { class, at: start.elapsed().as_secs_f64(), result: r, send_delay: delay, prompt_target: c.input_tokens, output_target: spec.max_tokens });
                     }
                     _ = hard.notified() => {}
                 }
                 live.in_flight.fetch_sub(1, Ordering::Relaxed);
                 drop(permit);
-            }));
+            });
         }
     } else {
         for _ in 0..concurrency {
             let (shared, tx, live, hard, next, stop) =
                 (shared.clone(), tx.clone(), live.clone(), hard_stop.clone(), next.clone(), stop.clone());
-            workers.push(tokio::spawn(async move {
+            workers.spawn(async move {
                 while Instant::now() < deadline && !stop.load(Ordering::SeqCst) {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     live.in_flight.fetch_add(1, Ordering::Relaxed);
                     let cancelled = tokio::select! {
-                        (class, spec, r) = shared.one(i) => {
+                        (class, spec, r, _) = shared.one(i, None) => {
                             let c = &shared.classes[class];
                             let _ = tx.send(Outcome { class, at: start.elapsed().as_secs_f64(), result: r, send_delay: None, prompt_target: c.input_tokens, output_target: spec.max_tokens });
                             false
@@ -329,17 +339,13 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
                         break;
                     }
                 }
-            }));
+            });
         }
     }
     drop(tx);
 
     // Wait for the workers; on Ctrl-C give in-flight requests a short grace.
-    let wait_all = async {
-        for w in workers {
-            let _ = w.await;
-        }
-    };
+    let wait_all = async { while workers.join_next().await.is_some() {} };
     tokio::pin!(wait_all);
     let interrupted = loop {
         tokio::select! {
@@ -371,7 +377,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         bar.finish_and_clear();
     }
 
-    let c = collector.lock().expect("not poisoned");
+    let mut c = collector.lock().expect("not poisoned");
     let ps = &percentile_list;
     let total = c.overall.requests;
     let succeeded = total - c.overall.failed;
@@ -468,9 +474,17 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         verdict: None,
     };
     let cold = cold.lock().expect("not poisoned");
-    let cold_start = cold.0.map(|first_ttft_ms| cfg_core::verdict::ColdStart { first_ttft_ms, first_failures: cold.1 });
+    let cold_start = (cold.0.is_some() || cold.1 > 0)
+        .then(|| cfg_core::verdict::ColdStart { first_ttft_ms: cold.0.unwrap_or(0.0), first_failures: cold.1 });
     result.verdict = Some(cfg_core::verdict::judge(&result, &s, config.map(|(c, _)| c), cold_start));
     result
+}
+
+/// Resolves once Ctrl-C has set the stop flag.
+async fn stopped(stop: &AtomicBool) {
+    while !stop.load(Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 fn which(program: &str) -> bool {

@@ -21,6 +21,47 @@ use tokio::sync::mpsc;
 
 pub const SIMULATED_HEADER: &str = "x-cfg-bench-simulated";
 
+/// What a piece of the SSE stream carries, for the trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Piece {
+    First,
+    Token,
+    Other,
+    Done { tokens: usize },
+}
+
+/// Notes when the HTTP layer takes tokens for writing and writes one trace
+/// line per finished request: received, first token sent, last token sent.
+struct Tracer {
+    trace: Option<Arc<Mutex<std::fs::File>>>,
+    started: Instant,
+    id: u64,
+    received: f64,
+    prompt_tokens: u32,
+    first: Option<f64>,
+    last: Option<f64>,
+}
+
+impl Tracer {
+    fn note(&mut self, kind: Piece) {
+        let now = self.started.elapsed().as_secs_f64();
+        match kind {
+            Piece::First => {
+                self.first = Some(now);
+                self.last = Some(now);
+            }
+            Piece::Token => self.last = Some(now),
+            Piece::Other => {}
+            Piece::Done { tokens } => {
+                if let Some(f) = &self.trace {
+                    let line = json!({"id": self.id, "received": self.received, "first_token_sent": self.first, "last_token_sent": self.last, "prompt_tokens": self.prompt_tokens, "output_tokens": tokens});
+                    let _ = writeln!(f.lock().expect("not poisoned"), "{line}");
+                }
+            }
+        }
+    }
+}
+
 struct NewRequest {
     req: EngineRequest,
     events: mpsc::UnboundedSender<TokenEvent>,
@@ -169,6 +210,11 @@ fn error(status: StatusCode, kind: &str, message: String) -> Response {
     (status, [(SIMULATED_HEADER, "true")], Json(body)).into_response()
 }
 
+/// vLLM's 401: not the OpenAI error envelope, exactly this body.
+fn unauthorized() -> Response {
+    (StatusCode::UNAUTHORIZED, [(SIMULATED_HEADER, "true")], Json(json!({"error": "Unauthorized"}))).into_response()
+}
+
 fn authorized(state: &AppState, headers: &HeaderMap) -> bool {
     let Some(key) = &state.key else { return true };
     let given = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("");
@@ -179,8 +225,7 @@ fn authorized(state: &AppState, headers: &HeaderMap) -> bool {
 
 async fn models(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
     if !authorized(&state, &headers) {
-        return (StatusCode::UNAUTHORIZED, [(SIMULATED_HEADER, "true")], Json(json!({"error": "Unauthorized"})))
-            .into_response();
+        return unauthorized();
     }
     let data: Vec<Value> = state
         .served_names
@@ -216,6 +261,9 @@ async fn read_json(req: axum::extract::Request) -> Result<Value, Response> {
 
 async fn chat(state: State<Arc<AppState>>, headers: HeaderMap, req: axum::extract::Request) -> Response {
     let received = state.started.elapsed().as_secs_f64();
+    if !authorized(&state, &headers) {
+        return unauthorized();
+    }
     let body = match read_json(req).await {
         Ok(b) => b,
         Err(r) => return r,
@@ -225,31 +273,29 @@ async fn chat(state: State<Arc<AppState>>, headers: HeaderMap, req: axum::extrac
         .and_then(Value::as_array)
         .map(|msgs| msgs.iter().filter_map(|m| m.get("content").and_then(Value::as_str)).collect::<Vec<_>>().join(" "))
         .unwrap_or_default();
-    generate(state, headers, body, prompt, true, received).await
+    generate(state, body, prompt, true, received).await
 }
 
 async fn completions(state: State<Arc<AppState>>, headers: HeaderMap, req: axum::extract::Request) -> Response {
     let received = state.started.elapsed().as_secs_f64();
+    if !authorized(&state, &headers) {
+        return unauthorized();
+    }
     let body = match read_json(req).await {
         Ok(b) => b,
         Err(r) => return r,
     };
     let prompt = body.get("prompt").and_then(Value::as_str).unwrap_or_default().to_string();
-    generate(state, headers, body, prompt, false, received).await
+    generate(state, body, prompt, false, received).await
 }
 
 async fn generate(
     State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
     body: Value,
     prompt: String,
     chat: bool,
     received: f64,
 ) -> Response {
-    if !authorized(&state, &headers) {
-        return (StatusCode::UNAUTHORIZED, [(SIMULATED_HEADER, "true")], Json(json!({"error": "Unauthorized"})))
-            .into_response();
-    }
     let model = body.get("model").and_then(Value::as_str).unwrap_or("");
     if !model.is_empty() && !state.served_names.iter().any(|n| n == model) {
         return error(
@@ -270,9 +316,13 @@ async fn generate(
             ),
         );
     }
-    let requested =
-        body.get("max_tokens").or_else(|| body.get("max_completion_tokens")).and_then(Value::as_u64).unwrap_or(16)
-            as u32;
+    // vLLM's default: the rest of the context for chat, 16 for completions.
+    let default = if chat { mml - prompt_tokens } else { 16 };
+    let requested = body
+        .get("max_tokens")
+        .or_else(|| body.get("max_completion_tokens"))
+        .and_then(Value::as_u64)
+        .map_or(default, |v| v.min(u64::from(u32::MAX)) as u32);
     // vLLM clamps max_tokens to the room left in the context.
     let output_tokens = requested.clamp(1, mml - prompt_tokens);
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
@@ -320,7 +370,10 @@ async fn generate(
                 TokenEvent::Rejected => {
                     return error(StatusCode::BAD_REQUEST, "BadRequestError", "request too long".into());
                 }
-                TokenEvent::Done => break,
+                TokenEvent::Done => {
+                    n += 1;
+                    break;
+                }
                 _ => n += 1,
             }
         }
@@ -332,30 +385,31 @@ async fn generate(
         };
         return ([(SIMULATED_HEADER, "true")], Json(body)).into_response();
     }
-    let (out_tx, out_rx) = mpsc::channel::<Result<String, std::io::Error>>(64);
+    // Each piece says what it is, so the trace can note when the HTTP layer
+    // takes the first and last token for writing (closest to "sent").
+    let (out_tx, out_rx) = mpsc::channel::<(String, Piece)>(64);
     tokio::spawn(async move {
-        if chat {
-            let first = format!(
-                "data: {}\n\n",
-                json!({"id": format!("cmpl-sim-{id}"), "object": object, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": null}]})
-            );
-            if out_tx.send(Ok(first)).await.is_err() {
-                return;
-            }
-        }
         let mut n = 0usize;
-        let mut first_at = None;
         while let Some(ev) = rx.recv().await {
             if ev == TokenEvent::Rejected {
-                let _ = out_tx.send(Ok("data: {\"error\": {\"message\": \"rejected\"}}\n\n".into())).await;
+                let _ = out_tx.send(("data: {\"error\": {\"message\": \"rejected\"}}\n\n".into(), Piece::Other)).await;
                 break;
             }
             let done = ev == TokenEvent::Done;
             let text = format!("{}{}", if n == 0 { "" } else { " " }, words[n % words.len()]);
-            let sent = started.elapsed().as_secs_f64();
-            first_at.get_or_insert(sent);
             n += 1;
-            if out_tx.send(Ok(chunk(Some(&text), done.then_some("length")))).await.is_err() {
+            let kind = if n == 1 { Piece::First } else { Piece::Token };
+            // Like vLLM, the assistant-role chunk goes out with the first engine output.
+            if n == 1 && chat {
+                let role = format!(
+                    "data: {}\n\n",
+                    json!({"id": format!("cmpl-sim-{id}"), "object": object, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": null}]})
+                );
+                if out_tx.send((role, Piece::Other)).await.is_err() {
+                    return;
+                }
+            }
+            if out_tx.send((chunk(Some(&text), done.then_some("length")), kind)).await.is_err() {
                 return;
             }
             if done {
@@ -364,18 +418,19 @@ async fn generate(
                         "data: {}\n\n",
                         json!({"id": format!("cmpl-sim-{id}"), "object": object, "choices": [], "usage": usage})
                     );
-                    let _ = out_tx.send(Ok(u)).await;
+                    let _ = out_tx.send((u, Piece::Other)).await;
                 }
-                let _ = out_tx.send(Ok("data: [DONE]\n\n".into())).await;
-                if let Some(f) = &trace {
-                    let line = json!({"id": id, "received": received, "first_token_sent": first_at, "last_token_sent": sent, "prompt_tokens": prompt_tokens, "output_tokens": n});
-                    let _ = writeln!(f.lock().expect("not poisoned"), "{line}");
-                }
+                let _ = out_tx.send(("data: [DONE]\n\n".into(), Piece::Done { tokens: n })).await;
                 break;
             }
         }
     });
-    let stream = futures_util::stream::unfold(out_rx, |mut rx| async move { rx.recv().await.map(|item| (item, rx)) });
+    let tracer = Tracer { trace, started, id, received, prompt_tokens, first: None, last: None };
+    let stream = futures_util::stream::unfold((out_rx, tracer), |(mut rx, mut t)| async move {
+        let (text, kind) = rx.recv().await?;
+        t.note(kind);
+        Some((Ok::<_, std::io::Error>(text), (rx, t)))
+    });
     let mut resp = Response::new(Body::from_stream(stream));
     let h = resp.headers_mut();
     h.insert("content-type", HeaderValue::from_static("text/event-stream"));

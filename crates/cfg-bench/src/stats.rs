@@ -71,7 +71,13 @@ struct Second {
     completed: u64,
     errors: u64,
     output_tokens: u64,
-    ttfts: Vec<f64>,
+    ttft_p50_ms: Option<f64>,
+    ttft_p99_ms: Option<f64>,
+}
+
+/// Nearest-rank percentile of sorted samples.
+fn pick(sorted: &[f64], p: f64) -> Option<f64> {
+    (!sorted.is_empty()).then(|| sorted[((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1])
 }
 
 /// Aggregates outcomes of the measured phase.
@@ -90,6 +96,9 @@ pub struct Collector {
     pub simulated: bool,
     pub good: u64,
     seconds: Vec<Second>,
+    /// TTFT samples of the second still open; summarised into `seconds` when
+    /// it closes, so memory does not grow with the number of requests.
+    open_second: (usize, Vec<f64>),
     sla: (Option<f64>, Option<f64>),
 }
 
@@ -110,6 +119,7 @@ impl Collector {
             simulated: false,
             good: 0,
             seconds: Vec::new(),
+            open_second: (0, Vec::new()),
             sla: (sla_ttft_ms, sla_tpot_ms),
         }
     }
@@ -160,7 +170,14 @@ impl Collector {
                 let s = &mut self.seconds[sec];
                 s.completed += 1;
                 s.output_tokens += u64::from(t.output_tokens);
-                s.ttfts.push(t.ttft * 1000.0);
+                if sec > self.open_second.0 {
+                    self.close_second();
+                    self.open_second.0 = sec;
+                }
+                // A straggler from a closed second counts but no longer moves its percentiles.
+                if sec == self.open_second.0 {
+                    self.open_second.1.push(t.ttft * 1000.0);
+                }
             }
             Err(f) => {
                 self.overall.failed += 1;
@@ -170,6 +187,17 @@ impl Collector {
                 self.seconds[sec].errors += 1;
             }
         }
+    }
+
+    fn close_second(&mut self) {
+        let (sec, mut samples) = std::mem::take(&mut self.open_second);
+        samples.sort_by(f64::total_cmp);
+        if let Some(s) = self.seconds.get_mut(sec) {
+            s.ttft_p50_ms = pick(&samples, 0.5);
+            s.ttft_p99_ms = pick(&samples, 0.99);
+        }
+        samples.clear();
+        self.open_second = (sec, samples);
     }
 
     /// Live figures for the progress line: (completed, errors, TTFT p99 ms).
@@ -208,24 +236,19 @@ impl Collector {
     }
 
     /// One point per second, with TTFT p50/p99 of the requests that finished in it.
-    pub fn timeseries(&self, in_flight: &[u64]) -> Vec<TimePoint> {
+    pub fn timeseries(&mut self, in_flight: &[u64]) -> Vec<TimePoint> {
+        self.close_second();
         self.seconds
             .iter()
             .enumerate()
-            .map(|(i, s)| {
-                let mut t = s.ttfts.clone();
-                t.sort_by(f64::total_cmp);
-                let pick =
-                    |p: f64| (!t.is_empty()).then(|| t[((p * t.len() as f64).ceil() as usize).clamp(1, t.len()) - 1]);
-                TimePoint {
-                    t: (i + 1) as f64,
-                    completed: s.completed,
-                    errors: s.errors,
-                    output_tokens_per_sec: s.output_tokens as f64,
-                    ttft_p50_ms: pick(0.5),
-                    ttft_p99_ms: pick(0.99),
-                    in_flight: in_flight.get(i).copied().unwrap_or(0),
-                }
+            .map(|(i, s)| TimePoint {
+                t: (i + 1) as f64,
+                completed: s.completed,
+                errors: s.errors,
+                output_tokens_per_sec: s.output_tokens as f64,
+                ttft_p50_ms: s.ttft_p50_ms,
+                ttft_p99_ms: s.ttft_p99_ms,
+                in_flight: in_flight.get(i).copied().unwrap_or(0),
             })
             .collect()
     }

@@ -267,7 +267,8 @@ pub fn judge(
     }
 
     let capacity = settings.target.as_ref().and_then(|t| {
-        let per = r.throughput.requests_per_sec * (1.0 - r.error_rate);
+        // requests_per_sec already counts successful requests only.
+        let per = r.throughput.requests_per_sec;
         if per <= 0.0 {
             return None;
         }
@@ -295,4 +296,61 @@ pub fn judge(
     });
 
     Verdict { sla_met, sla: checks, findings, capacity }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ErrorClass, Percentiles, RequestCounts, Throughput};
+
+    fn settings(extra: serde_json::Value) -> LoadTestSettings {
+        let mut v = serde_json::json!({
+            "endpoint": "http://127.0.0.1:8000/v1/completions", "model": "m", "concurrency": 8, "duration_seconds": 60,
+            "request_distribution": {"short": {"weight": 0.9, "input_tokens": 128, "output_tokens": 64}, "tail": {"weight": 0.1, "input_tokens": 4096, "output_tokens": 512}},
+            "sla": {"ttft_p99_ms": 1000}, "target": {"qps": 30, "redundancy": 1.2}
+        });
+        for (k, val) in extra.as_object().unwrap() {
+            v[k] = val.clone();
+        }
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn result(ttft_p99: f64, rps: f64, error_rate: f64) -> BenchResult {
+        BenchResult {
+            ttft_ms: Percentiles(
+                [("p50".to_string(), Some(ttft_p99 / 3.0)), ("p99".to_string(), Some(ttft_p99))].into_iter().collect(),
+            ),
+            error_rate,
+            requests: RequestCounts { total: 100, succeeded: 100, ..Default::default() },
+            throughput: Throughput { requests_per_sec: rps, ..Default::default() },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn capacity_is_ceil_of_target_times_redundancy_over_measured_rate() {
+        let v = judge(&result(500.0, 9.0, 0.1), &settings(serde_json::json!({})), None, None);
+        let plan = v.capacity.unwrap();
+        // ceil(30 x 1.2 / 9) = 4; the 10% errors are already out of the 9 rps.
+        assert_eq!(plan.instances, 4);
+        assert_eq!(plan.ttft_p99_holds, Some(true));
+    }
+
+    #[test]
+    fn the_seeds_rules_fire() {
+        let v = judge(&result(1600.0, 5.0, 0.0), &settings(serde_json::json!({})), None, None);
+        assert!(!v.sla_met);
+        assert!(v.findings.iter().any(|f| f.code == "ttft-far-above-sla"), "1.6 x the SLA");
+        let cold = ColdStart { first_ttft_ms: 0.0, first_failures: 2 };
+        let mut r = result(500.0, 5.0, 0.02);
+        r.errors = vec![ErrorClass { kind: "http_401".into(), count: 2, sample: "HTTP 401".into() }];
+        let v = judge(&r, &settings(serde_json::json!({"api_key_env": "GATEWAY_API_KEY"})), None, Some(cold));
+        let codes: Vec<&str> = v.findings.iter().map(|f| f.code.as_str()).collect();
+        assert!(
+            codes.contains(&"cold-start") && codes.contains(&"auth-rejected") && codes.contains(&"error-rate-high"),
+            "{codes:?}"
+        );
+        let auth = v.findings.iter().find(|f| f.code == "auth-rejected").unwrap();
+        assert!(auth.advice[0].contains("$GATEWAY_API_KEY") && auth.advice[2].contains("Bearer"));
+    }
 }

@@ -82,19 +82,35 @@ pub struct StepOutcome {
     pub decode_tokens: u64,
 }
 
+/// A request waiting for admission, with the output it had already produced
+/// if it was preempted (vLLM recomputes that on re-admission).
+#[derive(Debug, Clone)]
+struct Waiting {
+    req: EngineRequest,
+    generated: u32,
+}
+
 #[derive(Debug, Clone)]
 struct Running {
     req: EngineRequest,
-    /// Prompt tokens already prefilled.
+    /// Tokens to (re)compute before decoding: the prompt plus any output
+    /// produced before a preemption.
+    prefill_target: u32,
     prefilled: u32,
-    /// Output tokens already produced.
+    /// Output tokens produced in total, across preemptions.
     generated: u32,
+    /// Output tokens produced since this admission (in the KV cache after the prefill).
+    decoded_here: u32,
     blocks: u64,
 }
 
 impl Running {
     fn context(&self) -> u64 {
-        u64::from(self.prefilled) + u64::from(self.generated)
+        u64::from(self.prefilled) + u64::from(self.decoded_here)
+    }
+
+    fn prefilling(&self) -> bool {
+        self.prefilled < self.prefill_target
     }
 }
 
@@ -102,7 +118,7 @@ impl Running {
 #[derive(Debug, Clone)]
 pub struct Engine {
     pub config: EngineConfig,
-    waiting: VecDeque<EngineRequest>,
+    waiting: VecDeque<Waiting>,
     running: Vec<Running>,
     free_blocks: u64,
     pub preemptions_total: u64,
@@ -127,7 +143,7 @@ impl Engine {
     }
 
     pub fn add(&mut self, req: EngineRequest) {
-        self.waiting.push_back(req);
+        self.waiting.push_back(Waiting { req, generated: 0 });
     }
 
     pub fn num_waiting(&self) -> usize {
@@ -150,7 +166,7 @@ impl Engine {
 
     /// Removes a request (the client went away), freeing its KV blocks.
     pub fn abort(&mut self, id: u64) {
-        self.waiting.retain(|r| r.id != id);
+        self.waiting.retain(|w| w.req.id != id);
         if let Some(i) = self.running.iter().position(|r| r.req.id == id) {
             let r = self.running.remove(i);
             self.free_blocks += r.blocks;
@@ -161,74 +177,77 @@ impl Engine {
         tokens.div_ceil(BLOCK_SIZE)
     }
 
-    /// Frees the most recently admitted request's KV and puts it back at the
-    /// front of the queue (vLLM V1 preempts by recomputation).
-    fn preempt_last(&mut self) -> bool {
-        let Some(victim) = self.running.pop() else { return false };
-        self.free_blocks += victim.blocks;
+    /// Frees the lowest-priority (then newest) running request's KV and puts
+    /// it back at the front of the queue with its progress: vLLM V1 preempts
+    /// by recomputation.
+    fn preempt(&mut self) -> bool {
+        let Some(victim) = (0..self.running.len()).rev().max_by_key(|&i| self.running[i].req.priority) else {
+            return false;
+        };
+        let v = self.running.remove(victim);
+        self.free_blocks += v.blocks;
         self.preemptions_total += 1;
-        self.waiting.push_front(victim.req);
+        self.waiting.push_front(Waiting { req: v.req, generated: v.generated });
         true
     }
 
-    /// Runs one engine step: schedules decodes first, then continues or
-    /// starts prefills within the token budget; returns how long the step
-    /// takes and which requests produced tokens.
+    /// Runs one engine step: decodes first, then continues or starts
+    /// prefills within the token budget; returns how long the step takes and
+    /// which requests produced tokens.
     pub fn step(&mut self) -> StepOutcome {
         let mut events = Vec::new();
         let cfg = self.config.clone();
         let mut budget = u64::from(cfg.max_num_batched_tokens);
 
-        // Reject requests that can never run.
-        self.waiting.retain(|r| {
-            let too_long = u64::from(r.prompt_tokens) >= u64::from(cfg.max_model_len);
+        // Requests that can never run.
+        self.waiting.retain(|w| {
+            let too_long = u64::from(w.req.prompt_tokens) >= u64::from(cfg.max_model_len);
             if too_long {
-                events.push((r.id, TokenEvent::Rejected));
+                events.push((w.req.id, TokenEvent::Rejected));
             }
             !too_long
         });
 
-        // 1. Decodes: every fully prefilled running request gets one token,
-        //    growing its KV by one slot; preempt from the back when full.
-        let mut decode_ids: Vec<u64> = Vec::new();
+        // 1. Decodes: every fully prefilled request gets one token, growing
+        //    its KV by one slot; when the cache is full, preempt and retry.
+        let mut scheduled: Vec<u64> = Vec::new();
+        let mut preempted = false;
         let mut i = 0;
         while i < self.running.len() && budget > 0 {
-            let r = &self.running[i];
-            if r.prefilled < r.req.prompt_tokens {
+            if self.running[i].prefilling() {
                 i += 1;
                 continue;
             }
-            let need = Self::blocks_for(r.context() + 1);
-            let extra = need.saturating_sub(r.blocks);
+            let need = Self::blocks_for(self.running[i].context() + 1);
+            let extra = need.saturating_sub(self.running[i].blocks);
             if extra > self.free_blocks {
-                // Preempt the newest request (possibly this one) and retry.
-                let last = self.running.len() - 1;
-                self.preempt_last();
-                if last == i {
-                    break;
+                let id = self.running[i].req.id;
+                self.preempt();
+                preempted = true;
+                // Indices moved: carry on from this request, or from where it was if it was the victim.
+                if let Some(pos) = self.running.iter().position(|r| r.req.id == id) {
+                    i = pos;
                 }
                 continue;
             }
             self.free_blocks -= extra;
-            let r = &mut self.running[i];
-            r.blocks = need;
+            self.running[i].blocks = need;
             budget -= 1;
-            decode_ids.push(r.req.id);
+            scheduled.push(self.running[i].req.id);
             i += 1;
         }
 
-        // 2. Prefill chunks of requests already running.
+        // 2. Prefill chunks of running requests.
         let mut prefill_tokens = 0u64;
-        let mut prefilled_now: Vec<(u64, bool)> = Vec::new();
-        for idx in 0..self.running.len() {
+        let mut prefill_done: Vec<u64> = Vec::new();
+        for r in self.running.iter_mut() {
             if budget == 0 {
                 break;
             }
-            let r = &self.running[idx];
-            let remaining = u64::from(r.req.prompt_tokens - r.prefilled);
-            if remaining == 0 || decode_ids.contains(&r.req.id) {
+            if !r.prefilling() {
                 continue;
             }
+            let remaining = u64::from(r.prefill_target - r.prefilled);
             let chunk = if cfg.chunked_prefill {
                 remaining.min(budget)
             } else if remaining <= budget {
@@ -245,25 +264,25 @@ impl Engine {
                 continue;
             }
             self.free_blocks -= extra;
-            let r = &mut self.running[idx];
             r.blocks = need;
             r.prefilled += chunk as u32;
             budget -= chunk;
             prefill_tokens += chunk;
-            prefilled_now.push((r.req.id, r.prefilled == r.req.prompt_tokens));
+            if !r.prefilling() {
+                prefill_done.push(r.req.id);
+            }
         }
 
-        // 3. Admit waiting requests while there is room in the batch, the
-        //    budget and the KV cache.
+        // 3. Admissions, unless this step had to preempt (as vLLM V1).
         if cfg.priority_scheduling {
-            let mut v: Vec<EngineRequest> = self.waiting.drain(..).collect();
-            v.sort_by_key(|r| r.priority);
+            let mut v: Vec<Waiting> = self.waiting.drain(..).collect();
+            v.sort_by_key(|w| w.req.priority);
             self.waiting = v.into();
         }
-        while budget > 0 && (self.running.len() as u32) < cfg.max_num_seqs {
+        while !preempted && budget > 0 && (self.running.len() as u32) < cfg.max_num_seqs {
             let Some(front) = self.waiting.front() else { break };
-            let prompt = u64::from(front.prompt_tokens);
-            let chunk = if cfg.chunked_prefill { prompt.min(budget) } else { prompt };
+            let target = front.req.prompt_tokens + front.generated;
+            let chunk = if cfg.chunked_prefill { u64::from(target).min(budget) } else { u64::from(target) };
             if chunk > budget {
                 break;
             }
@@ -271,17 +290,26 @@ impl Engine {
             if need > self.free_blocks {
                 break;
             }
-            let req = self.waiting.pop_front().expect("front exists");
+            let w = self.waiting.pop_front().expect("front exists");
             self.free_blocks -= need;
             budget -= chunk;
             prefill_tokens += chunk;
-            let done = chunk == prompt;
-            prefilled_now.push((req.id, done));
-            self.running.push(Running { req, prefilled: chunk as u32, generated: 0, blocks: need });
+            let r = Running {
+                req: w.req,
+                prefill_target: target,
+                prefilled: chunk as u32,
+                generated: w.generated,
+                decoded_here: 0,
+                blocks: need,
+            };
+            if !r.prefilling() {
+                prefill_done.push(r.req.id);
+            }
+            self.running.push(r);
         }
 
-        // Cost of the step: all scheduled tokens, reading every running context.
-        let decode_tokens = decode_ids.len() as u64;
+        // Cost of the step: every scheduled token, reading every running context.
+        let decode_tokens = scheduled.len() as u64;
         let context: u64 = self.running.iter().map(Running::context).sum();
         let seconds = if decode_tokens + prefill_tokens == 0 {
             0.0
@@ -290,29 +318,28 @@ impl Engine {
         };
 
         // Tokens come out at the end of the step.
-        self.prompt_tokens_total += prefill_tokens;
         let mut finished: Vec<u64> = Vec::new();
         for r in self.running.iter_mut() {
             let id = r.req.id;
-            let decoded = decode_ids.contains(&id);
-            let first = prefilled_now.iter().any(|&(pid, done)| pid == id && done);
-            if !(decoded || first) {
+            if !(scheduled.contains(&id) || prefill_done.contains(&id)) {
                 continue;
             }
             r.generated += 1;
+            r.decoded_here += 1;
             self.generation_tokens_total += 1;
+            if r.generated == 1 {
+                self.prompt_tokens_total += u64::from(r.req.prompt_tokens);
+            }
+            // A request's only token is reported as Done alone; consumers
+            // treat a Done without a First as the first token too.
             let event = if r.generated >= r.req.output_tokens || r.context() >= u64::from(cfg.max_model_len) {
                 finished.push(id);
                 TokenEvent::Done
-            } else if first {
+            } else if r.generated == 1 {
                 TokenEvent::First
             } else {
                 TokenEvent::Next
             };
-            // A one-token request's only token is both first and last.
-            if first && event == TokenEvent::Done {
-                events.push((id, TokenEvent::First));
-            }
             events.push((id, event));
         }
         for id in finished {
@@ -360,22 +387,25 @@ mod tests {
         all
     }
 
+    fn tokens_of(events: &[(u64, TokenEvent)], id: u64) -> (usize, usize, usize) {
+        let of = |kind: TokenEvent| events.iter().filter(|(i, ev)| *i == id && *ev == kind).count();
+        (of(TokenEvent::First), of(TokenEvent::Next), of(TokenEvent::Done))
+    }
+
     #[test]
     fn every_request_gets_exactly_its_output_tokens() {
         let mut e = engine(4, 64, 100_000);
         for id in 0..10 {
-            e.add(EngineRequest { id, prompt_tokens: 100 + id as u32, output_tokens: 5 + id as u32, priority: 0 });
+            e.add(EngineRequest { id, prompt_tokens: 100 + id as u32, output_tokens: 1 + id as u32, priority: 0 });
         }
         let events = run_to_completion(&mut e);
         for id in 0..10u64 {
-            let firsts = events.iter().filter(|(i, ev)| *i == id && *ev == TokenEvent::First).count();
-            let tokens = events.iter().filter(|(i, _)| *i == id).count();
-            assert_eq!(firsts, 1, "request {id}");
-            let done = events.iter().filter(|(i, ev)| *i == id && *ev == TokenEvent::Done).count();
-            assert_eq!(done, 1);
-            assert!(tokens >= 5);
+            let (first, next, done) = tokens_of(&events, id);
+            assert_eq!(done, 1, "request {id}");
+            assert_eq!(first + next + done, 1 + id as usize, "request {id}: one event per output token");
+            assert_eq!(first, usize::from(id > 0), "a one-token request reports only Done");
         }
-        assert_eq!(e.generation_tokens_total, (5..15).sum::<u64>());
+        assert_eq!(e.generation_tokens_total, (1..11).sum::<u64>());
         assert_eq!(e.prompt_tokens_total, (100..110).sum::<u64>());
         assert_eq!(e.kv_usage(), 0.0, "all blocks freed");
     }
@@ -398,14 +428,18 @@ mod tests {
     }
 
     #[test]
-    fn full_kv_cache_preempts_and_still_finishes() {
+    fn full_kv_cache_preempts_keeps_progress_and_frees_every_block() {
         // 20 blocks: two requests of 100 + 200 tokens cannot both stay resident.
         let mut e = engine(8, 512, 320);
         e.add(EngineRequest { id: 1, prompt_tokens: 100, output_tokens: 200, priority: 0 });
         e.add(EngineRequest { id: 2, prompt_tokens: 100, output_tokens: 200, priority: 0 });
         let events = run_to_completion(&mut e);
         assert!(e.preemptions_total > 0);
-        assert_eq!(events.iter().filter(|(_, ev)| *ev == TokenEvent::Done).count(), 2);
+        for id in [1, 2] {
+            assert_eq!(tokens_of(&events, id), (1, 198, 1), "request {id}: no token twice after recomputation");
+        }
+        assert_eq!(e.generation_tokens_total, 400);
+        assert_eq!(e.kv_usage(), 0.0);
     }
 
     #[test]

@@ -184,12 +184,8 @@ pub fn run_closed_loop(
                 }
                 TokenEvent::Next => t.output_tokens += 1,
                 TokenEvent::Done => {
-                    if t.first_token.is_none() {
-                        t.first_token = Some(now);
-                    } else {
-                        t.output_tokens += 1;
-                    }
-                    t.output_tokens = t.output_tokens.max(1);
+                    t.first_token.get_or_insert(now);
+                    t.output_tokens += 1;
                     t.finished = Some(now);
                 }
                 TokenEvent::Rejected => {
