@@ -138,3 +138,21 @@ pub fn compare(a: &BenchResult, b: &BenchResult, fail_over: Option<f64>) -> (Str
 fn fmt(v: Option<f64>) -> String {
     v.map_or("-".into(), |v| if v.abs() >= 100.0 { format!("{v:.0}") } else { format!("{v:.3}") })
 }
+
+/// Run ids with their headline figures, newest last.
+pub fn ids(dir: &Path) -> Vec<serde_json::Value> {
+    runs(dir)
+        .iter()
+        .filter_map(|p| {
+            let r = load_file(&p.join("result.json")).ok()?;
+            Some(json!({
+                "id": p.file_name()?.to_string_lossy(),
+                "ttft_p99_ms": r.ttft_ms.get("p99"),
+                "throughput_tokens_per_sec": r.throughput_tokens_per_sec,
+                "error_rate": r.error_rate,
+                "sla_met": r.verdict.as_ref().map(|v| v.sla_met),
+                "simulated": r.simulated,
+            }))
+        })
+        .collect()
+}

@@ -8,6 +8,7 @@ pub mod prompt;
 pub mod report;
 pub mod runner;
 pub mod scrape;
+pub mod serve;
 pub mod sim_server;
 pub mod stats;
 
@@ -105,6 +106,22 @@ pub enum Command {
         /// Exit 1 if latency rises or throughput falls by more than this percentage.
         #[arg(long)]
         fail_over: Option<f64>,
+    },
+    /// Serve the web app and its local API on 127.0.0.1 (prints the URL with a one-time token).
+    Serve {
+        #[arg(long, default_value_t = 8765)]
+        port: u16,
+        /// Address to bind; anything but loopback needs --allow-remote.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        /// Allow binding to a non-loopback address (anyone who reaches it and has the token can start load tests).
+        #[arg(long)]
+        allow_remote: bool,
+        #[arg(long, default_value = "runs")]
+        runs_dir: PathBuf,
+        /// The built web app (default: web/dist if it exists).
+        #[arg(long)]
+        web_dir: Option<PathBuf>,
     },
     /// Write a self-contained HTML report of a result.
     Report {
@@ -220,6 +237,21 @@ async fn dispatch(command: Command) -> Result<u8, String> {
             let (text, regressed) = archive::compare(&a, &b, fail_over);
             print!("{text}");
             Ok(u8::from(regressed))
+        }
+        Command::Serve { port, host, allow_remote, runs_dir, web_dir } => {
+            if !host.is_loopback() {
+                if !allow_remote {
+                    return Err(format!(
+                        "{host} is not a loopback address: pass --allow-remote to expose the runner beyond this machine"
+                    ));
+                }
+                eprintln!(
+                    "warning: listening on {host}: anyone who can reach it and has the token can start load tests from this machine"
+                );
+            }
+            let web_dir = web_dir.or_else(|| Some(PathBuf::from("web/dist")).filter(|p| p.join("index.html").exists()));
+            serve::serve(serve::ServeOptions { bind: SocketAddr::new(host, port), runs_dir, web_dir }).await?;
+            Ok(0)
         }
         Command::Report { result, html } => {
             let r: BenchResult =

@@ -34,6 +34,26 @@ pub struct RunInput {
 #[derive(Default)]
 pub struct Live {
     pub in_flight: AtomicU64,
+    /// The latest figures, four times a second, for the progress line and the browser.
+    pub snapshot: Mutex<Snapshot>,
+}
+
+/// What a run looks like right now.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Snapshot {
+    /// "warmup", "measuring" or "draining".
+    pub phase: String,
+    pub elapsed_s: f64,
+    pub duration_s: f64,
+    pub completed: u64,
+    pub errors: u64,
+    pub output_tokens_per_sec: f64,
+    pub ttft_p50_ms: Option<f64>,
+    pub ttft_p99_ms: Option<f64>,
+    pub in_flight: u64,
+    pub waiting: Option<f64>,
+    pub running: Option<f64>,
+    pub kv_cache_usage: Option<f64>,
 }
 
 /// The request for schedule index `i`: its class and prompt, fixed by the seed.
@@ -156,6 +176,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     let warmup = u64::from(s.warmup_requests.unwrap_or(0));
     let next = Arc::new(AtomicU64::new(0));
     let cold = Arc::new(Mutex::new((None::<f64>, 0u64)));
+    live.snapshot.lock().expect("not poisoned").phase = "warmup".into();
     if warmup > 0 {
         let mut tasks = Vec::new();
         for _ in 0..concurrency.min(warmup as u32) {
@@ -248,6 +269,12 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
                 } else if local_gpu {
                     point.gpu_utilization = nvidia_smi_utilization().await;
                 }
+                {
+                    let mut snap = live.snapshot.lock().expect("not poisoned");
+                    snap.waiting = point.waiting;
+                    snap.running = point.running;
+                    snap.kv_cache_usage = point.kv_cache_usage;
+                }
                 points.push(point);
                 if stop.load(Ordering::SeqCst) || Instant::now() >= deadline {
                     break;
@@ -258,31 +285,58 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     };
 
     // Progress line.
-    let progress = input.show_progress.then(|| {
+    // Live figures for the progress line and the browser.
+    let bar = input.show_progress.then(|| {
         let bar = indicatif::ProgressBar::new(s.duration_seconds as u64);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len}s {msg}")
                 .expect("valid template"),
         );
-        let (collector, stop, live) = (collector.clone(), stop.clone(), live.clone());
-        let bar2 = bar.clone();
-        let task = tokio::spawn(async move {
-            while !stop.load(Ordering::SeqCst) && Instant::now() < deadline {
+        bar
+    });
+    let progress_task = {
+        let (collector, stop, live, bar) = (collector.clone(), stop.clone(), live.clone(), bar.clone());
+        tokio::spawn(async move {
+            let mut last_tokens = 0u64;
+            let mut last_t = 0.0;
+            let mut rate = 0.0;
+            while !stop.load(Ordering::SeqCst) {
                 tokio::time::sleep(Duration::from_millis(250)).await;
                 let elapsed = start.elapsed().as_secs_f64();
-                let (done, errors, p99) = collector.lock().expect("not poisoned").live();
-                let tokens = collector.lock().expect("not poisoned").overall.output_tokens;
-                bar2.set_position(elapsed as u64);
-                bar2.set_message(format!(
-                    "{done} ok, {errors} errors, {:.0} tok/s, TTFT p99 {}, {} in flight",
-                    tokens as f64 / elapsed.max(1e-3),
-                    p99.map_or("-".into(), |v| format!("{v:.0} ms")),
-                    live.in_flight.load(Ordering::Relaxed)
-                ));
+                let (done, errors, p50, p99, tokens) = {
+                    let c = collector.lock().expect("not poisoned");
+                    let (done, errors, p99) = c.live();
+                    let p50 = (c.overall.ttft.len() > 0).then(|| c.overall.ttft.value_at_quantile(0.5) as f64 / 1000.0);
+                    (done, errors, p50, p99, c.overall.output_tokens)
+                };
+                if elapsed - last_t >= 1.0 {
+                    rate = (tokens - last_tokens) as f64 / (elapsed - last_t);
+                    last_tokens = tokens;
+                    last_t = elapsed;
+                }
+                let in_flight = live.in_flight.load(Ordering::Relaxed);
+                {
+                    let mut snap = live.snapshot.lock().expect("not poisoned");
+                    snap.phase = if Instant::now() < deadline { "measuring".into() } else { "draining".into() };
+                    snap.elapsed_s = elapsed;
+                    snap.duration_s = duration;
+                    snap.completed = done;
+                    snap.errors = errors;
+                    snap.output_tokens_per_sec = rate;
+                    snap.ttft_p50_ms = p50;
+                    snap.ttft_p99_ms = p99;
+                    snap.in_flight = in_flight;
+                }
+                if let Some(bar) = &bar {
+                    bar.set_position((elapsed as u64).min(duration as u64));
+                    bar.set_message(format!(
+                        "{done} ok, {errors} errors, {rate:.0} tok/s, TTFT p99 {}, {in_flight} in flight",
+                        p99.map_or("-".into(), |v| format!("{v:.0} ms")),
+                    ));
+                }
             }
-        });
-        (bar, task)
-    });
+        })
+    };
 
     let open_loop = s.arrival.as_ref().is_some_and(|a| a.mode != ArrivalMode::Closed);
     let mut dropped = 0u64;
@@ -372,8 +426,8 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     {
         last = Some(m);
     }
-    if let Some((bar, task)) = progress {
-        task.abort();
+    progress_task.abort();
+    if let Some(bar) = bar {
         bar.finish_and_clear();
     }
 

@@ -1,0 +1,372 @@
+//! `cfg-bench serve`: the local runner the browser drives. It serves the web
+//! app and a small API (start a run with the current files, stream its
+//! progress, stop it, list archived runs, fetch a result, compare two runs).
+//!
+//! Security: it listens on loopback unless told otherwise; every API call
+//! needs the one-time token printed at start; Host and Origin must name this
+//! server (no DNS rebinding, no other site can start a load test); bodies are
+//! size-limited and the files are linted by the core before anything is sent
+//! anywhere. The browser only ever sees the name of the key's variable.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use cfg_core::model::BenchResult;
+use cfg_core::{FileKind, Input, Options};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::runner::{self, Live, RunInput};
+
+/// Largest request body the API accepts: two small text files.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+
+pub struct ServeOptions {
+    pub bind: SocketAddr,
+    pub runs_dir: PathBuf,
+    pub web_dir: Option<PathBuf>,
+}
+
+struct RunSlot {
+    stop: Arc<AtomicBool>,
+    live: Arc<Live>,
+    result: Arc<Mutex<Option<BenchResult>>>,
+}
+
+struct AppState {
+    token: String,
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
+    runs_dir: PathBuf,
+    web_dir: Option<PathBuf>,
+    runs: Mutex<HashMap<String, RunSlot>>,
+    next: Mutex<u64>,
+}
+
+/// A fresh 128-bit token from the OS's random source.
+pub fn new_token() -> String {
+    let mut bytes = [0u8; 16];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        use std::io::Read;
+        let _ = f.read_exact(&mut bytes);
+    }
+    if bytes.iter().all(|&b| b == 0) {
+        // No /dev/urandom: derive from the clock and the process, still one-time.
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let mut rng = cfg_core::sim::rng::SplitMix64::new(t as u64 ^ u64::from(std::process::id()) << 32);
+        for chunk in bytes.chunks_mut(8) {
+            chunk.copy_from_slice(&rng.next_u64().to_le_bytes()[..chunk.len()]);
+        }
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The router, with `token` required on every API call.
+pub fn router(opts: &ServeOptions, addr: SocketAddr, token: String) -> Router {
+    let port = addr.port();
+    let mut hosts = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")];
+    if !addr.ip().is_loopback() && !addr.ip().is_unspecified() {
+        hosts.push(addr.to_string());
+    }
+    let origins = hosts.iter().map(|h| format!("http://{h}")).collect();
+    let state = Arc::new(AppState {
+        token,
+        allowed_hosts: hosts,
+        allowed_origins: origins,
+        runs_dir: opts.runs_dir.clone(),
+        web_dir: opts.web_dir.clone(),
+        runs: Mutex::new(HashMap::new()),
+        next: Mutex::new(0),
+    });
+    let api = Router::new()
+        .route("/api/info", get(info))
+        .route("/api/runs", get(list_runs).post(start_run))
+        .route("/api/runs/{id}/events", get(events))
+        .route("/api/runs/{id}/stop", post(stop_run))
+        .route("/api/runs/{id}/result", get(get_result))
+        .route("/api/compare", get(compare))
+        .layer(middleware::from_fn_with_state(state.clone(), require_token));
+    Router::new()
+        .merge(api)
+        .fallback(get(static_file))
+        .layer(middleware::from_fn_with_state(state.clone(), check_host_and_origin))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state)
+}
+
+fn deny(status: StatusCode, message: &str) -> Response {
+    (status, Json(json!({"error": message}))).into_response()
+}
+
+/// Host must be this server (DNS rebinding); Origin, when sent, must be too
+/// (no other site may drive the runner).
+async fn check_host_and_origin(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    if !state.allowed_hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+        return deny(StatusCode::MISDIRECTED_REQUEST, "unexpected Host header (DNS rebinding protection)");
+    }
+    if let Some(origin) = req.headers().get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        if !state.allowed_origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
+            return deny(StatusCode::FORBIDDEN, "cross-origin requests are refused");
+        }
+    }
+    next.run(req).await
+}
+
+#[derive(Deserialize)]
+struct TokenQuery {
+    token: Option<String>,
+}
+
+fn constant_time_eq(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Every API call carries the token: `Authorization: Bearer <token>`, or
+/// `?token=` for EventSource, which cannot set headers.
+async fn require_token(
+    State(state): State<Arc<AppState>>,
+    Query(q): Query<TokenQuery>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let bearer = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_string);
+    let given = bearer.or(q.token).unwrap_or_default();
+    if !constant_time_eq(&given, &state.token) {
+        return deny(StatusCode::UNAUTHORIZED, "missing or wrong token: use the URL cfg-bench serve printed");
+    }
+    next.run(req).await
+}
+
+async fn info() -> Response {
+    Json(json!({"tool": "cfg-bench", "version": env!("CARGO_PKG_VERSION"), "vllm": cfg_core::VLLM_VERSION}))
+        .into_response()
+}
+
+#[derive(Deserialize)]
+struct StartRun {
+    config: Option<String>,
+    settings: String,
+    /// Test the built-in simulator configured by `config` instead of the endpoint.
+    #[serde(default)]
+    simulate: bool,
+    duration_seconds: Option<u32>,
+}
+
+async fn start_run(State(state): State<Arc<AppState>>, Json(body): Json<StartRun>) -> Response {
+    // Lint first: nothing is sent anywhere for files with errors.
+    let mut inputs = vec![Input::new(FileKind::Settings, "settings.json", body.settings.clone())];
+    if let Some(c) = &body.config {
+        inputs.push(Input::new(FileKind::Config, "config.toml", c.clone()));
+    }
+    let report = cfg_core::lint(&inputs, &Options::default());
+    if report.has_errors() {
+        return (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Json(json!({"error": "the files have errors", "diagnostics": report.diagnostics})),
+        )
+            .into_response();
+    }
+    let Some(mut settings) = report.settings.clone() else {
+        return deny(StatusCode::UNPROCESSABLE_ENTITY, "settings.json did not parse");
+    };
+    if let Some(d) = body.duration_seconds {
+        settings.duration_seconds = d.clamp(1, 86_400);
+    }
+    let config = report.config.clone().zip(body.config.clone());
+    let mut sim_handle = None;
+    let key = if body.simulate {
+        let Some((cfg, _)) = &config else {
+            return deny(StatusCode::UNPROCESSABLE_ENTITY, "simulate needs config.toml");
+        };
+        let key = Some(new_token());
+        match crate::sim_server::start(cfg, SocketAddr::from(([127, 0, 0, 1], 0)), None, key.clone()).await {
+            Ok((handle, _)) => {
+                let path = cfg_core::url::Url::parse(&settings.endpoint).map(|u| u.path).filter(|p| !p.is_empty());
+                settings.endpoint =
+                    format!("http://{}{}", handle.addr, path.as_deref().unwrap_or("/v1/chat/completions"));
+                settings.metrics_url = Some(format!("http://{}/metrics", handle.addr));
+                sim_handle = Some(handle);
+            }
+            Err(e) => return deny(StatusCode::UNPROCESSABLE_ENTITY, &e),
+        }
+        key
+    } else {
+        match crate::read_key(&settings) {
+            Ok(k) => k,
+            // The message names the variable only, never a key.
+            Err(e) => return deny(StatusCode::BAD_REQUEST, &e),
+        }
+    };
+    let id = {
+        let mut n = state.next.lock().expect("not poisoned");
+        *n += 1;
+        format!("live-{}", *n)
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let live = Arc::new(Live::default());
+    let result = Arc::new(Mutex::new(None));
+    state
+        .runs
+        .lock()
+        .expect("not poisoned")
+        .insert(id.clone(), RunSlot { stop: stop.clone(), live: live.clone(), result: result.clone() });
+    let settings_text = serde_json::to_string_pretty(&settings).unwrap_or_default();
+    let runs_dir = state.runs_dir.clone();
+    tokio::spawn(async move {
+        let input = RunInput {
+            settings,
+            settings_text: settings_text.clone(),
+            config: config.clone(),
+            key,
+            stop,
+            show_progress: false,
+        };
+        let r = runner::run(input, live).await;
+        let _ = crate::archive::store(&runs_dir, &r, &settings_text, config.as_ref().map(|(_, t)| t.as_str()));
+        *result.lock().expect("not poisoned") = Some(r);
+        if let Some(h) = sim_handle {
+            h.task.abort();
+        }
+    });
+    (StatusCode::ACCEPTED, Json(json!({"id": id}))).into_response()
+}
+
+/// Server-sent events: a `progress` event a second, then one `result`.
+async fn events(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    let slot = {
+        let runs = state.runs.lock().expect("not poisoned");
+        runs.get(&id).map(|s| (s.live.clone(), s.result.clone()))
+    };
+    let Some((live, result)) = slot else { return deny(StatusCode::NOT_FOUND, "no such run") };
+    let stream = futures_util::stream::unfold(false, move |done| {
+        let (live, result) = (live.clone(), result.clone());
+        async move {
+            if done {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(1000)).await;
+            let finished = result.lock().expect("not poisoned").clone();
+            let event = match finished {
+                Some(r) => Event::default().event("result").json_data(&r).ok()?,
+                None => {
+                    let snap = live.snapshot.lock().expect("not poisoned").clone();
+                    Event::default().event("progress").json_data(&snap).ok()?
+                }
+            };
+            let is_result = result.lock().expect("not poisoned").is_some();
+            Some((Ok::<_, Infallible>(event), is_result))
+        }
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
+}
+
+async fn stop_run(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    match state.runs.lock().expect("not poisoned").get(&id) {
+        Some(slot) => {
+            slot.stop.store(true, Ordering::SeqCst);
+            Json(json!({"stopping": id})).into_response()
+        }
+        None => deny(StatusCode::NOT_FOUND, "no such run"),
+    }
+}
+
+async fn get_result(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    if let Some(slot) = state.runs.lock().expect("not poisoned").get(&id) {
+        return match slot.result.lock().expect("not poisoned").clone() {
+            Some(r) => Json(r).into_response(),
+            None => deny(StatusCode::CONFLICT, "the run is still going"),
+        };
+    }
+    match crate::archive::load(&state.runs_dir, &id) {
+        Ok(r) => Json(r).into_response(),
+        Err(e) => deny(StatusCode::NOT_FOUND, &e),
+    }
+}
+
+async fn list_runs(State(state): State<Arc<AppState>>) -> Response {
+    Json(json!({"runs": crate::archive::ids(&state.runs_dir)})).into_response()
+}
+
+#[derive(Deserialize)]
+struct CompareQuery {
+    baseline: String,
+    candidate: String,
+}
+
+async fn compare(State(state): State<Arc<AppState>>, Query(q): Query<CompareQuery>) -> Response {
+    let load = |what: &str| crate::archive::load(&state.runs_dir, what);
+    match (load(&q.baseline), load(&q.candidate)) {
+        (Ok(a), Ok(b)) => {
+            let (text, regressed) = crate::archive::compare(&a, &b, Some(5.0));
+            Json(json!({"table": text, "regressed_over_5_percent": regressed})).into_response()
+        }
+        (Err(e), _) | (_, Err(e)) => deny(StatusCode::NOT_FOUND, &e),
+    }
+}
+
+/// The web app's files (no token: the page itself carries no data; it reads
+/// the token from its URL fragment and sends it with every API call).
+async fn static_file(State(state): State<Arc<AppState>>, uri: axum::http::Uri, _headers: HeaderMap) -> Response {
+    let Some(dir) = &state.web_dir else {
+        return (StatusCode::NOT_FOUND, "the web app is not built: run scripts/build-web.sh, or use the API")
+            .into_response();
+    };
+    let rel = uri.path().trim_start_matches('/');
+    let rel = if rel.is_empty() { "index.html" } else { rel };
+    if rel.split('/').any(|part| part == ".." || part.starts_with('.')) {
+        return deny(StatusCode::BAD_REQUEST, "bad path");
+    }
+    let path = dir.join(rel);
+    match tokio::fs::read(&path).await {
+        Ok(bytes) => {
+            let mime = match path.extension().and_then(|e| e.to_str()) {
+                Some("html") => "text/html; charset=utf-8",
+                Some("js") => "text/javascript",
+                Some("wasm") => "application/wasm",
+                Some("css") => "text/css",
+                Some("json") => "application/json",
+                Some("svg") => "image/svg+xml",
+                _ => "application/octet-stream",
+            };
+            ([(header::CONTENT_TYPE, mime), (header::CACHE_CONTROL, "no-cache")], bytes).into_response()
+        }
+        Err(_) => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+/// Runs the server until Ctrl-C.
+pub async fn serve(opts: ServeOptions) -> Result<(), String> {
+    let listener =
+        tokio::net::TcpListener::bind(opts.bind).await.map_err(|e| format!("cannot listen on {}: {e}", opts.bind))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let token = new_token();
+    let app = router(&opts, addr, token.clone());
+    let shown = if addr.ip().is_unspecified() { SocketAddr::from(([127, 0, 0, 1], addr.port())) } else { addr };
+    println!("cfg-bench serve: open http://{shown}/#token={token}");
+    println!("(the token is required by every API call; Ctrl-C stops the server)");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| e.to_string())
+}

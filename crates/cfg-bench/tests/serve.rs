@@ -1,0 +1,124 @@
+//! `cfg-bench serve`'s API: refused without the token, with a foreign Origin
+//! or a bad Host, or with too large a body; files with errors are refused
+//! before anything is sent; a simulated run streams progress and a result.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use cfg_bench::serve::{self, ServeOptions};
+use futures_util::StreamExt;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+async fn start() -> (SocketAddr, String, PathBuf) {
+    let runs = std::env::temp_dir().join(format!("cfg-serve-test-{}", std::process::id()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let token = serve::new_token();
+    let opts = ServeOptions { bind: addr, runs_dir: runs.clone(), web_dir: None };
+    let app = serve::router(&opts, addr, token.clone());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (addr, token, runs)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_refuses_what_it_must() {
+    let (addr, token, _) = start().await;
+    let http = reqwest::Client::new();
+    let url = format!("http://{addr}/api/info");
+    assert_eq!(token.len(), 32);
+    assert_eq!(http.get(&url).send().await.unwrap().status(), 401, "no token");
+    assert_eq!(http.get(&url).bearer_auth("0".repeat(32)).send().await.unwrap().status(), 401, "wrong token");
+    assert_eq!(http.get(&url).bearer_auth(&token).send().await.unwrap().status(), 200);
+    assert_eq!(http.get(format!("{url}?token={token}")).send().await.unwrap().status(), 200, "EventSource style");
+    let rebinding = http
+        .get(&url)
+        .bearer_auth(&token)
+        .header("host", format!("attacker.example:{}", addr.port()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebinding.status(), 421, "a DNS-rebinding Host is refused");
+    let cross = http.get(&url).bearer_auth(&token).header("origin", "http://evil.example").send().await.unwrap();
+    assert_eq!(cross.status(), 403, "a foreign Origin is refused");
+    let same = http
+        .get(&url)
+        .bearer_auth(&token)
+        .header("origin", format!("http://localhost:{}", addr.port()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(same.status(), 200);
+    let huge = serde_json::json!({"settings": "x".repeat(serve::MAX_BODY_BYTES + 10)});
+    let r = http.post(format!("http://{addr}/api/runs")).bearer_auth(&token).json(&huge).send().await.unwrap();
+    assert_eq!(r.status(), 413, "body too large");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_with_errors_are_refused_with_the_diagnostics_and_keys_stay_server_side() {
+    let (addr, token, _) = start().await;
+    let http = reqwest::Client::new();
+    let read = |p: &str| std::fs::read_to_string(repo().join(p)).unwrap();
+    let body = serde_json::json!({"config": read("examples/spec/config.toml"), "settings": read("examples/spec/settings.json")});
+    let r = http.post(format!("http://{addr}/api/runs")).bearer_auth(&token).json(&body).send().await.unwrap();
+    assert_eq!(r.status(), 422);
+    let v: serde_json::Value = r.json().await.unwrap();
+    assert!(
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "CFG501" && d["pointer"] == "/request_distribution/tail")
+    );
+    // A real endpoint whose key variable is unset: refused, naming the variable only.
+    let settings = read("tests/bench/quick-settings.json").replace("VLLM_INTERNAL_KEY", "CFG_SERVE_TEST_UNSET_KEY");
+    let r = http
+        .post(format!("http://{addr}/api/runs"))
+        .bearer_auth(&token)
+        .json(&serde_json::json!({"settings": settings}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert!(r.text().await.unwrap().contains("$CFG_SERVE_TEST_UNSET_KEY is not set"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_simulated_run_streams_progress_then_its_result() {
+    let (addr, token, runs) = start().await;
+    let http = reqwest::Client::new();
+    let read = |p: &str| std::fs::read_to_string(repo().join(p)).unwrap();
+    let body = serde_json::json!({
+        "config": read("examples/config.toml"),
+        "settings": read("tests/bench/quick-settings.json"),
+        "simulate": true,
+        "duration_seconds": 2
+    });
+    let r = http.post(format!("http://{addr}/api/runs")).bearer_auth(&token).json(&body).send().await.unwrap();
+    assert_eq!(r.status(), 202);
+    let id = r.json::<serde_json::Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let resp = http.get(format!("http://{addr}/api/runs/{id}/events?token={token}")).send().await.unwrap();
+    assert_eq!(resp.headers()["content-type"], "text/event-stream");
+    let mut stream = resp.bytes_stream();
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !text.contains("event: result") {
+        let chunk = tokio::time::timeout_at(deadline, stream.next())
+            .await
+            .expect("result within 60 s")
+            .expect("stream open")
+            .unwrap();
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(text.contains("event: progress") && text.contains("\"phase\""), "{text}");
+    let result = http.get(format!("http://{addr}/api/runs/{id}/result")).bearer_auth(&token).send().await.unwrap();
+    let r: serde_json::Value = result.json().await.unwrap();
+    assert_eq!(r["simulated"], true);
+    assert!(r["requests"]["succeeded"].as_u64().unwrap() > 0);
+    let list: serde_json::Value =
+        http.get(format!("http://{addr}/api/runs")).bearer_auth(&token).send().await.unwrap().json().await.unwrap();
+    assert_eq!(list["runs"].as_array().unwrap().len(), 1, "archived");
+    let _ = std::fs::remove_dir_all(runs);
+}
