@@ -3,18 +3,23 @@
 # the independent validators the tests use (taplo, check-jsonschema,
 # pre-commit), installed from the public registries into ~/.cache/cfg-toolkit.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 CACHE="${CFG_TOOLKIT_CACHE:-$HOME/.cache/cfg-toolkit}"
 mkdir -p "$CACHE"
 
 need_apt=()
 command -v git >/dev/null || need_apt+=(git)
+# Browser tests: Debian's Chromium and its driver (never a downloaded browser).
+command -v chromium >/dev/null || need_apt+=(chromium)
+command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+command -v node >/dev/null || need_apt+=(nodejs npm)
 command -v cc >/dev/null || need_apt+=(build-essential)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 if ((${#need_apt[@]})); then
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq
-  $SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi
 
 rustup target add wasm32-unknown-unknown
@@ -29,4 +34,19 @@ fi
 "$VENV/bin/taplo" --version
 "$VENV/bin/check-jsonschema" --version
 "$VENV/bin/pre-commit" --version
-echo "setup done: tools in $VENV"
+# The wasm-bindgen CLI must match the wasm-bindgen crate in Cargo.lock exactly;
+# built from crates.io (its --locked lockfile pins crates the registry no longer serves).
+WB_VERSION="$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')"
+TOOLS="$CACHE/tools"
+if ! "$TOOLS/bin/wasm-bindgen" --version 2>/dev/null | grep -q " $WB_VERSION\$"; then
+  CARGO_TARGET_DIR="$CACHE/tools-target" cargo install wasm-bindgen-cli --version "$WB_VERSION" --root "$TOOLS"
+fi
+"$TOOLS/bin/wasm-bindgen" --version
+
+# Playwright's driver library only; it uses /usr/bin/chromium, never its own browser.
+NODE_DIR="$CACHE/node"
+if [ ! -d "$NODE_DIR/node_modules/playwright-core" ]; then
+  mkdir -p "$NODE_DIR"
+  (cd "$NODE_DIR" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --silent --no-audit --no-fund playwright-core@1)
+fi
+echo "setup done: tools in $VENV, $TOOLS and $NODE_DIR"

@@ -58,6 +58,12 @@ run_id="$(ls "$bench_dir/runs" | head -n1)"
 "$CARGO_TARGET_DIR/debug/cfg-bench" sim --config examples/config.toml --sweep max_num_seqs=4,16,64 --settings tests/bench/quick-settings.json
 rm -rf "$bench_dir"
 
+step "the web app: built offline, then driven end to end in headless Chromium"
+bash scripts/build-web.sh
+cargo clippy -p cfg-web --target wasm32-unknown-unknown --locked -- -D warnings
+CFG_BENCH="$CARGO_TARGET_DIR/debug/cfg-bench" CFG_LINT="$BIN/cfg-lint" PLAYWRIGHT_CORE_DIR="$CACHE/node/node_modules" \
+  node --test tests/e2e/
+
 step "independent validators accept the examples and reject broken files"
 "$VENV/bin/check-jsonschema" --check-metaschema schemas/*.schema.json
 "$VENV/bin/check-jsonschema" --schemafile schemas/settings.schema.json examples/settings.json examples/spec/settings.json

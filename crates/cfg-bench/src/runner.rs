@@ -306,7 +306,8 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
                 let (done, errors, p50, p99, tokens) = {
                     let c = collector.lock().expect("not poisoned");
                     let (done, errors, p99) = c.live();
-                    let p50 = (!c.overall.ttft.is_empty()).then(|| c.overall.ttft.value_at_quantile(0.5) as f64 / 1000.0);
+                    let p50 =
+                        (!c.overall.ttft.is_empty()).then(|| c.overall.ttft.value_at_quantile(0.5) as f64 / 1000.0);
                     (done, errors, p50, p99, c.overall.output_tokens)
                 };
                 if elapsed - last_t >= 1.0 {

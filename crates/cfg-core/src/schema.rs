@@ -410,7 +410,9 @@ fn first_sentence(text: &str) -> String {
     flat
 }
 
-fn resolve<'a>(root: &'a Json, mut node: &'a Json) -> &'a Json {
+/// Follows `$ref`, a lone `allOf` and `anyOf [T, null]` to the schema that
+/// describes a value (the web app builds its form from what this returns).
+pub fn resolve<'a>(root: &'a Json, mut node: &'a Json) -> &'a Json {
     for _ in 0..16 {
         let next = node
             .get("$ref")
@@ -435,7 +437,7 @@ fn resolve<'a>(root: &'a Json, mut node: &'a Json) -> &'a Json {
 }
 
 /// The subschema describing the value at an instance pointer.
-fn schema_at<'a>(root: &'a Json, pointer: &str) -> Option<&'a Json> {
+pub fn schema_at<'a>(root: &'a Json, pointer: &str) -> Option<&'a Json> {
     let mut node = resolve(root, root);
     for token in pointer_tokens(pointer) {
         let next = node
@@ -479,7 +481,8 @@ fn expected_type(schema: Option<&Json>, in_settings: bool) -> Option<String> {
     Some(words.join(" or "))
 }
 
-fn enum_values(root: &Json, schema: Option<&Json>) -> Vec<String> {
+/// The allowed values of an enum schema (`enum`, or `oneOf` of `const`s).
+pub fn enum_values(root: &Json, schema: Option<&Json>) -> Vec<String> {
     let Some(schema) = schema else { return Vec::new() };
     let schema = resolve(root, schema);
     if let Some(values) = schema.get("enum").and_then(Json::as_array) {

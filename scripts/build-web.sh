@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the web app into web/dist/ offline: cargo for wasm32, then the
+# wasm-bindgen CLI at exactly the version in Cargo.lock (installed from
+# crates.io by scripts/setup.sh). No tool downloads anything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CACHE="${CFG_TOOLKIT_CACHE:-$HOME/.cache/cfg-toolkit}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target}"
+WASM_BINDGEN="${WASM_BINDGEN:-$CACHE/tools/bin/wasm-bindgen}"
+cargo build --release --locked -p cfg-web --target wasm32-unknown-unknown
+rm -rf web/dist
+mkdir -p web/dist
+"$WASM_BINDGEN" --target web --no-typescript --out-dir web/dist/pkg "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/cfg_web.wasm"
+cp web/static/index.html web/static/style.css web/dist/
+wasm="web/dist/pkg/cfg_web_bg.wasm"
+printf 'built web/dist: %s bytes of wasm, %s gzipped\n' "$(stat -c %s "$wasm")" "$(gzip -9 -c "$wasm" | wc -c)"

@@ -1,0 +1,120 @@
+// End-to-end: cfg-bench serve with the built web app, driven in Debian's
+// headless Chromium through playwright-core (no downloaded browser).
+// Screenshots of each step go to artifacts/e2e/ (ignored by git).
+//
+// Needs: CFG_BENCH (path of the cfg-bench binary), CFG_LINT, PLAYWRIGHT_CORE_DIR
+// (a node_modules folder holding playwright-core), web/dist built.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(new URL('../..', import.meta.url).pathname);
+const { chromium } = createRequire(join(process.env.PLAYWRIGHT_CORE_DIR, 'x.js'))('playwright-core');
+const shots = join(root, 'artifacts', 'e2e');
+mkdirSync(shots, { recursive: true });
+const read = (p) => readFileSync(join(root, p), 'utf8');
+
+function startServe() {
+  const runs = join(tmpdir(), `cfg-e2e-runs-${process.pid}`);
+  const port = 20000 + (process.pid % 20000);
+  const child = spawn(process.env.CFG_BENCH, ['serve', '--port', String(port), '--runs-dir', runs, '--web-dir', join(root, 'web/dist')], { cwd: root });
+  return new Promise((ok, fail) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/open (http:\/\/\S+)/);
+      if (m) ok({ child, url: m[1] });
+    });
+    child.on('exit', (code) => fail(new Error(`cfg-bench serve exited ${code}: ${out}`)));
+  });
+}
+
+test('the page validates, imports, exports and runs a load test', { timeout: 180_000 }, async () => {
+  const { child, url } = await startServe();
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const figures = {};
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
+    page.on('pageerror', (e) => console.error('page error:', e));
+    await page.goto(url);
+    await page.waitForSelector('main[data-ready="true"]');
+    figures.interactive_ms = await page.evaluate(() => window.__cfgReadyMs);
+    await page.screenshot({ path: join(shots, '01-loaded.png'), fullPage: true });
+    assert.equal(await page.getAttribute('#summary', 'data-errors'), '0', 'the example pair is clean');
+
+    // Break a field: the inline error appears next to it, with its code.
+    const field = page.locator('input[data-pointer="/batching/max_num_batched_tokens"]');
+    await field.fill('lots');
+    const inline = page.locator('.field.has-diag .diag[data-code="CFG004"]');
+    await inline.waitFor();
+    assert.match(await inline.innerText(), /max_num_batched_tokens/);
+    await page.screenshot({ path: join(shots, '02-broken-field.png'), fullPage: true });
+    // Fix it: the error goes away.
+    await field.fill('12288');
+    await page.waitForSelector('.diag[data-code="CFG004"]', { state: 'detached' });
+
+    // Per-keystroke validation time on the example pair.
+    await page.evaluate(() => { window.__cfgLintMs = []; });
+    for (let i = 0; i < 10; i++) {
+      await field.fill('12288');
+      await field.pressSequentially('000', { delay: 10 });
+    }
+    await field.fill('12288');
+    const samples = await page.evaluate(() => window.__cfgLintMs.slice());
+    samples.sort((a, b) => a - b);
+    figures.keystrokes = samples.length;
+    figures.lint_median_ms = samples[Math.floor(samples.length / 2)];
+    figures.lint_p99_ms = samples[Math.min(samples.length - 1, Math.ceil(samples.length * 0.99) - 1)];
+
+    // Import the SPEC's example pair through the text tabs: the tail class is flagged.
+    await page.click('#tab-config');
+    await page.fill('#text-config', read('examples/spec/config.toml'));
+    await page.click('#tab-settings');
+    await page.fill('#text-settings', read('examples/spec/settings.json'));
+    await page.click('#tab-form');
+    await page.waitForSelector('#diagnostics li[data-code="CFG501"][data-pointer="/request_distribution/tail"]');
+    await page.waitForSelector('tr[data-class="tail"].has-diag');
+    await page.screenshot({ path: join(shots, '03-spec-pair.png'), fullPage: true });
+    const pageCodes = (await page.$$eval('#diagnostics li', (lis) => lis.map((l) => l.dataset.code))).sort();
+
+    // Export both files and check them with cfg-lint: the same diagnostics.
+    const dir = join(tmpdir(), `cfg-e2e-export-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    for (const [button, name] of [['#download-config', 'config.toml'], ['#download-settings', 'settings.json']]) {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+      await download.saveAs(join(dir, name));
+    }
+    const lint = spawnSync(process.env.CFG_LINT, ['check', join(dir, 'config.toml'), join(dir, 'settings.json'), '--format', 'json']);
+    assert.equal(lint.status, 1);
+    const cliCodes = JSON.parse(lint.stdout).diagnostics.map((d) => d.code).sort();
+    assert.deepEqual(cliCodes, pageCodes, 'cfg-lint reports what the page reports');
+
+    // Back to a clean pair, then a short simulated run with live charts and a verdict.
+    await page.click('#tab-config');
+    await page.fill('#text-config', read('examples/config.toml'));
+    await page.click('#tab-settings');
+    await page.fill('#text-settings', read('tests/bench/quick-settings.json'));
+    await page.click('#tab-form');
+    await page.waitForSelector('#summary[data-errors="0"]');
+    await page.fill('#duration', '4');
+    await page.click('#start-run');
+    await page.waitForFunction(() => Number(document.querySelector('#chart-throughput polyline')?.dataset.points || 0) >= 2, null, { timeout: 60_000 });
+    await page.screenshot({ path: join(shots, '04-running.png'), fullPage: true });
+    await page.waitForSelector('#verdict', { timeout: 120_000 });
+    await page.screenshot({ path: join(shots, '05-verdict.png'), fullPage: true });
+    assert.match(await page.innerText('#verdict'), /Verdict: SLA/);
+    assert.match(await page.innerText('#verdict'), /Capacity plan/);
+  } finally {
+    await browser.close();
+    child.kill('SIGINT');
+    writeFileSync(join(shots, 'figures.json'), JSON.stringify(figures, null, 2));
+    console.log('browser figures:', JSON.stringify(figures));
+  }
+});

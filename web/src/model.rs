@@ -1,0 +1,200 @@
+//! What the page holds and how it changes, as plain functions of text and
+//! JSON so they are tested natively: both files live as text (the source of
+//! truth, exactly what is exported), the form reads and writes them through
+//! JSON values, and every change is linted by the same core as cfg-lint.
+
+use cfg_core::{FileKind, Input, Options, Report};
+use serde_json::{Map, Value};
+
+pub const CONFIG_NAME: &str = "config.toml";
+pub const SETTINGS_NAME: &str = "settings.json";
+pub const CONFIG_HEADER: &str = "#:schema ./schemas/config.schema.json\n";
+
+/// Lints the pair exactly as `cfg-lint check config.toml settings.json` does.
+pub fn lint(config: &str, settings: &str) -> Report {
+    let inputs =
+        [Input::new(FileKind::Config, CONFIG_NAME, config), Input::new(FileKind::Settings, SETTINGS_NAME, settings)];
+    cfg_core::lint(&inputs, &Options::default())
+}
+
+/// The config as JSON (for the form), if it parses.
+pub fn config_value(text: &str) -> Option<Value> {
+    cfg_core::parse::parse_toml(text).ok().map(|n| n.to_json())
+}
+
+pub fn settings_value(text: &str) -> Option<Value> {
+    cfg_core::parse::parse_json(text).ok().map(|n| n.to_json())
+}
+
+/// Sets (or with `None` removes) the value at a JSON pointer, creating
+/// tables on the way; empty tables left behind are removed.
+pub fn set_pointer(root: &mut Value, pointer: &str, new: Option<Value>) {
+    let tokens: Vec<String> = cfg_core::tree::pointer_tokens(pointer).collect();
+    set_in(root, &tokens, new);
+}
+
+fn set_in(node: &mut Value, tokens: &[String], new: Option<Value>) {
+    if !node.is_object() {
+        *node = Value::Object(Map::new());
+    }
+    let map = node.as_object_mut().expect("just made an object");
+    match tokens {
+        [] => {}
+        [last] => match new {
+            Some(v) => {
+                map.insert(last.clone(), v);
+            }
+            None => {
+                map.shift_remove(last);
+            }
+        },
+        [first, rest @ ..] => {
+            let child = map.entry(first.clone()).or_insert_with(|| Value::Object(Map::new()));
+            set_in(child, rest, new);
+            if child.as_object().is_some_and(Map::is_empty) {
+                map.shift_remove(first);
+            }
+        }
+    }
+}
+
+/// The config as TOML text, with the schema header editors use.
+pub fn config_text(value: &Value) -> String {
+    let body = toml::to_string_pretty(value).unwrap_or_default();
+    format!("{CONFIG_HEADER}\n{body}")
+}
+
+pub fn settings_text(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// What the user typed, as the JSON the schema expects when it can be read
+/// that way; otherwise kept as a string so the linter says what is wrong.
+pub fn typed_input(raw: &str, kind: &str) -> Option<Value> {
+    let t = raw.trim();
+    if t.is_empty() {
+        return None;
+    }
+    Some(match kind {
+        "integer" => t.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::String(t.to_string())),
+        "number" => t
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .unwrap_or_else(|| Value::String(t.to_string())),
+        "boolean" => match t {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => Value::String(t.to_string()),
+        },
+        "array" => Value::Array(
+            t.split(',')
+                .map(|x| x.trim())
+                .filter(|x| !x.is_empty())
+                .map(|x| {
+                    x.parse::<f64>()
+                        .ok()
+                        .and_then(serde_json::Number::from_f64)
+                        .map(Value::Number)
+                        .unwrap_or_else(|| Value::String(x.to_string()))
+                })
+                .collect(),
+        ),
+        _ => Value::String(t.to_string()),
+    })
+}
+
+/// The whole state in a URL fragment: `#c=<config>&s=<settings>`, each
+/// percent-encoded, so a link reproduces the page.
+pub fn fragment(config: &str, settings: &str) -> String {
+    format!("c={}&s={}", encode(config), encode(settings))
+}
+
+pub fn parse_fragment(fragment: &str) -> (Option<String>, Option<String>, Option<String>) {
+    let (mut c, mut s, mut token) = (None, None, None);
+    for part in fragment.trim_start_matches('#').split('&') {
+        match part.split_once('=') {
+            Some(("c", v)) => c = decode(v),
+            Some(("s", v)) => s = decode(v),
+            Some(("token", v)) => token = Some(v.to_string()),
+            _ => {}
+        }
+    }
+    (c, s, token)
+}
+
+fn encode(text: &str) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONFIG: &str = include_str!("../../examples/spec/config.toml");
+    const SETTINGS: &str = include_str!("../../examples/spec/settings.json");
+
+    #[test]
+    fn the_page_lints_like_the_cli() {
+        let report = lint(CONFIG, SETTINGS);
+        assert!(report.diagnostics.iter().any(|d| d.code == "CFG501" && d.pointer == "/request_distribution/tail"));
+    }
+
+    #[test]
+    fn form_edits_round_trip_through_the_text() {
+        let mut v = config_value(CONFIG).unwrap();
+        set_pointer(&mut v, "/model/max_model_len", typed_input("12288", "integer"));
+        set_pointer(&mut v, "/hardware/gpu", typed_input("H100-80GB", "string"));
+        let text = config_text(&v);
+        assert!(text.starts_with(CONFIG_HEADER));
+        let back = config_value(&text).unwrap();
+        assert_eq!(back["model"]["max_model_len"], 12288);
+        assert_eq!(back["hardware"]["gpu"], "H100-80GB");
+        let report = lint(&text, SETTINGS);
+        assert!(!report.diagnostics.iter().any(|d| d.code == "CFG501"), "the tail class fits now");
+        set_pointer(&mut v, "/hardware/gpu", None);
+        assert!(v.get("hardware").is_none(), "an emptied table goes away");
+    }
+
+    #[test]
+    fn bad_input_stays_visible_to_the_linter() {
+        assert_eq!(typed_input("abc", "integer"), Some(Value::String("abc".into())));
+        assert_eq!(typed_input(" ", "integer"), None);
+        assert_eq!(typed_input("50, 95,99", "array"), Some(serde_json::json!([50.0, 95.0, 99.0])));
+    }
+
+    #[test]
+    fn the_fragment_reproduces_the_state() {
+        let f = fragment(CONFIG, SETTINGS);
+        let (c, s, t) = parse_fragment(&format!("#token=abc&{f}"));
+        assert_eq!((c.as_deref(), s.as_deref(), t.as_deref()), (Some(CONFIG), Some(SETTINGS), Some("abc")));
+    }
+}
