@@ -60,7 +60,9 @@ rm -rf "$bench_dir"
 
 step "the web app: built offline, then driven end to end in headless Chromium"
 bash scripts/build-web.sh
-cargo clippy -p cfg-web --target wasm32-unknown-unknown --locked -- -D warnings
+cargo clippy -p cfg-web --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
+PATH="$CACHE/tools/bin:$PATH" CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/web/webdriver.json" \
+  cargo test -p cfg-web --target wasm32-unknown-unknown --locked
 CFG_BENCH="$CARGO_TARGET_DIR/debug/cfg-bench" CFG_LINT="$BIN/cfg-lint" PLAYWRIGHT_CORE_DIR="$CACHE/node/node_modules" \
   node --test tests/e2e/
 

@@ -7,7 +7,7 @@
 pub mod model;
 
 #[cfg(target_arch = "wasm32")]
-mod app;
+pub mod app;
 #[cfg(target_arch = "wasm32")]
 mod charts;
 #[cfg(target_arch = "wasm32")]
