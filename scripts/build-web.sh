@@ -13,4 +13,11 @@ mkdir -p web/dist
 "$WASM_BINDGEN" --target web --no-typescript --out-dir web/dist/pkg "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/cfg_web.wasm"
 cp web/static/index.html web/static/style.css web/dist/
 wasm="web/dist/pkg/cfg_web_bg.wasm"
+WASM_OPT="${WASM_OPT:-$CACHE/node/node_modules/.bin/wasm-opt}"
+if [ -x "$WASM_OPT" ]; then
+  before="$(stat -c %s "$wasm")"
+  "$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-reference-types --enable-sign-ext --enable-mutable-globals -o "$wasm.opt" "$wasm"
+  mv "$wasm.opt" "$wasm"
+  echo "wasm-opt -Oz: $before -> $(stat -c %s "$wasm") bytes"
+fi
 printf 'built web/dist: %s bytes of wasm, %s gzipped\n' "$(stat -c %s "$wasm")" "$(gzip -9 -c "$wasm" | wc -c)"

@@ -45,8 +45,10 @@ fi
 
 # Playwright's driver library only; it uses /usr/bin/chromium, never its own browser.
 NODE_DIR="$CACHE/node"
-if [ ! -d "$NODE_DIR/node_modules/playwright-core" ]; then
+# binaryen from npm gives a wasm-opt new enough for wasm-bindgen's output
+# (Debian's binaryen 108 cannot parse it).
+if [ ! -d "$NODE_DIR/node_modules/playwright-core" ] || [ ! -x "$NODE_DIR/node_modules/.bin/wasm-opt" ]; then
   mkdir -p "$NODE_DIR"
-  (cd "$NODE_DIR" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --silent --no-audit --no-fund playwright-core@1)
+  (cd "$NODE_DIR" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --silent --no-audit --no-fund playwright-core@1 binaryen@132)
 fi
 echo "setup done: tools in $VENV, $TOOLS and $NODE_DIR"

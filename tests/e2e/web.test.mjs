@@ -60,6 +60,13 @@ test('the page validates, imports, exports and runs a load test', { timeout: 180
     await field.fill('12288');
     await page.waitForSelector('.diag[data-code="CFG004"]', { state: 'detached' });
 
+    // The GPU picker is fed by the catalog; picking one updates the field and the memory picture.
+    await page.selectOption('select[data-picker="/hardware/gpu"]', 'L4');
+    await page.waitForFunction(() => document.querySelector('input[data-pointer="/hardware/gpu"]').value === 'L4');
+    await page.waitForSelector('.memory p:has-text("L4")');
+    await page.selectOption('select[data-picker="/hardware/gpu"]', 'H100-80GB');
+    await page.waitForSelector('.memory p:has-text("H100-80GB")');
+
     // Per-keystroke validation time on the example pair.
     await page.evaluate(() => { window.__cfgLintMs = []; });
     for (let i = 0; i < 10; i++) {
@@ -111,6 +118,9 @@ test('the page validates, imports, exports and runs a load test', { timeout: 180
     await page.screenshot({ path: join(shots, '05-verdict.png'), fullPage: true });
     assert.match(await page.innerText('#verdict'), /Verdict: SLA/);
     assert.match(await page.innerText('#verdict'), /Capacity plan/);
+    // The run was archived by the runner; the page lists it.
+    await page.click('#list-runs');
+    await page.waitForSelector('#archive td:has-text("sim")');
   } finally {
     await browser.close();
     child.kill('SIGINT');

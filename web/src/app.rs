@@ -36,6 +36,9 @@ pub struct RunView {
     pub status: String,
     pub progress: Vec<Value>,
     pub result: Option<Value>,
+    /// The runner's archive listing (JSON text) and the last comparison.
+    pub archive: Option<String>,
+    pub comparison: Option<String>,
 }
 
 #[derive(Clone)]
@@ -247,6 +250,7 @@ fn field(
             state.dispatch(Action::SetField(file.clone(), pointer.clone(), model::typed_input(&raw, &kind)))
         })
     };
+    let picker = catalog_picker(pointer, &shown, &dispatch);
     let input = if !choices.is_empty() || kind == "boolean" {
         let options = if kind == "boolean" { vec!["true".to_string(), "false".to_string()] } else { choices };
         let onchange = {
@@ -269,10 +273,45 @@ fn field(
     html! {
         <div class={classes!("field", (!diags.is_empty()).then_some("has-diag"))}>
             <label title={description.to_string()}>{key}</label>
-            { input }
+            <div>{ picker }{ input }</div>
             <div class="desc">{first_sentence(description)}</div>
             { for diags.into_iter().map(diag_html) }
         </div>
+    }
+}
+
+/// For the GPU and the model: a picker fed by the core's catalogs (memory,
+/// compute capability, parameters), next to the free text for anything else.
+fn catalog_picker(pointer: &str, shown: &str, dispatch: &Callback<String>) -> Html {
+    let options: Vec<(String, String)> = match pointer {
+        "/hardware/gpu" => cfg_core::catalog::GPUS
+            .iter()
+            .map(|g| {
+                let cc = g.compute_capability.map_or("ROCm".to_string(), |(a, b)| format!("cc {a}.{b}"));
+                (g.name.to_string(), format!("{} ({} GiB, {cc})", g.name, g.memory_gib))
+            })
+            .collect(),
+        "/model/name" => cfg_core::catalog::MODELS
+            .iter()
+            .map(|m| (m.id.to_string(), format!("{} ({:.1}B params)", m.id, m.arch.num_parameters as f64 / 1e9)))
+            .collect(),
+        _ => return Html::default(),
+    };
+    let known = options.iter().any(|(v, _)| v.eq_ignore_ascii_case(shown));
+    let onchange = {
+        let d = dispatch.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            if !v.is_empty() {
+                d.emit(v);
+            }
+        })
+    };
+    html! {
+        <select {onchange} class="picker" data-picker={pointer.to_string()}>
+            <option value="" selected={!known}>{"custom (type below)"}</option>
+            { for options.iter().map(|(v, label)| html! { <option value={v.clone()} selected={v.eq_ignore_ascii_case(shown)}>{label}</option> }) }
+        </select>
     }
 }
 
@@ -460,7 +499,77 @@ fn run_panel(state: &UseReducerHandle<State>) -> Html {
             { charts::lines("TTFT", "ms", &[("p50", "#6acc64", series("ttft_p50_ms")), ("p99", "#d65f5f", series("ttft_p99_ms"))], "chart-ttft") }
             { charts::lines("Server queue and KV usage", "", &[("waiting", "#d65f5f", series("waiting")), ("running", "#4878d0", series("running")), ("KV %", "#956cb4", run.progress.iter().filter_map(|p| Some((p["elapsed_s"].as_f64()?, p["kv_cache_usage"].as_f64()? * 100.0))).collect())], "chart-server") }
             { run.result.as_ref().map(verdict).unwrap_or_default() }
+            { archive_panel(state) }
         </section>
+    }
+}
+
+/// Archived runs from the runner, and a comparison of two of them.
+fn archive_panel(state: &UseReducerHandle<State>) -> Html {
+    let Some(token) = state.token.clone() else { return Html::default() };
+    let list = {
+        let (state, token) = (state.clone(), token.clone());
+        Callback::from(move |_| {
+            let (state, token) = (state.clone(), token.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let text = match net::call("GET", "/api/runs", &token, None).await {
+                    Ok((200, t)) => t,
+                    Ok((s, t)) => format!("{s}: {t}"),
+                    Err(e) => e,
+                };
+                let mut run = state.run.clone();
+                run.archive = Some(text);
+                state.dispatch(Action::Run(run));
+            });
+        })
+    };
+    let compare = {
+        let (state, token) = (state.clone(), token);
+        Callback::from(move |_| {
+            let value = |id: &str| {
+                web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|d| d.get_element_by_id(id))
+                    .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+                    .map(|i| i.value())
+                    .unwrap_or_default()
+            };
+            let (a, b) = (value("baseline"), value("candidate"));
+            let (state, token) = (state.clone(), token.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let path = format!("/api/compare?baseline={a}&candidate={b}");
+                let text = match net::call("GET", &path, &token, None).await {
+                    Ok((200, t)) => serde_json::from_str::<Value>(&t)
+                        .ok()
+                        .and_then(|v| v["table"].as_str().map(str::to_string))
+                        .unwrap_or(t),
+                    Ok((s, t)) => format!("{s}: {t}"),
+                    Err(e) => e,
+                };
+                let mut run = state.run.clone();
+                run.comparison = Some(text);
+                state.dispatch(Action::Run(run));
+            });
+        })
+    };
+    let runs: Vec<Value> = state
+        .run
+        .archive
+        .as_deref()
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+        .and_then(|v| v["runs"].as_array().cloned())
+        .unwrap_or_default();
+    html! {
+        <div id="archive">
+            <h3>{"Archived runs"}</h3>
+            <button id="list-runs" onclick={list}>{"list runs"}</button>
+            <table>{ for runs.iter().map(|r| html! {
+                <tr><td>{r["id"].as_str().unwrap_or("")}</td><td>{format!("TTFT p99 {} ms", r["ttft_p99_ms"])}</td><td>{format!("{:.0} tok/s", r["throughput_tokens_per_sec"].as_f64().unwrap_or(0.0))}</td><td>{ if r["sla_met"] == true { "SLA ok" } else { "SLA fail" } }</td></tr>
+            }) }</table>
+            {"baseline "}<input id="baseline" size="30"/>{" candidate "}<input id="candidate" size="30"/>
+            <button onclick={compare}>{"compare"}</button>
+            if let Some(c) = &state.run.comparison { <pre id="comparison">{c}</pre> }
+        </div>
     }
 }
 
@@ -520,6 +629,27 @@ pub fn app() -> Html {
         html! { <input type="file" id={id.to_string()} {onchange}/> }
     };
     let download = |name: &'static str, text: String| Callback::from(move |_| net::download(name, &text));
+    // Drop either file anywhere on the page: its name (or content) says which.
+    let on_drop = {
+        let s = state.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            let Some(files) = e.data_transfer().and_then(|d| d.files()) else { return };
+            for i in 0..files.length() {
+                let Some(f) = files.get(i) else { continue };
+                let s = s.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let Ok(text) = wasm_bindgen_futures::JsFuture::from(f.text()).await else { return };
+                    let text = text.as_string().unwrap_or_default();
+                    let file = match cfg_core::detect_kind(&f.name(), &text) {
+                        Some(FileKind::Config) => File::Config,
+                        _ => File::Settings,
+                    };
+                    s.dispatch(Action::SetText(file, text));
+                });
+            }
+        })
+    };
     let sweep = {
         let s = state.clone();
         Callback::from(move |_| {
@@ -532,15 +662,19 @@ pub fn app() -> Html {
     };
     let lint_ms = state.lint_ms.last().copied().unwrap_or(0.0);
     let launch = state.report.config.as_ref().map(|c| cfg_core::render::command_line(&cfg_core::render::launch(c)));
+    let launch_yaml = state.report.config.as_ref().map(|c| cfg_core::render::yaml(&cfg_core::render::launch(c)));
+    let copy = |text: String| Callback::from(move |_| net::copy(&text));
     let counts = (state.report.count(cfg_core::Severity::Error), state.report.count(cfg_core::Severity::Warning));
     html! {
-        <main data-ready="true">
+        <main data-ready="true" ondragover={Callback::from(|e: DragEvent| e.prevent_default())} ondrop={on_drop}>
             <h1>{"vLLM config and load-test builder"}</h1>
             <p id="summary" data-errors={counts.0.to_string()}>{format!("{} error(s), {} warning(s); validated in {lint_ms:.2} ms by cfg-core {}", counts.0, counts.1, env!("CARGO_PKG_VERSION"))}</p>
             <nav>{ tab(Tab::Form, "Form", "tab-form") }{ tab(Tab::ConfigText, "config.toml", "tab-config") }{ tab(Tab::SettingsText, "settings.json", "tab-settings") }
                 {" import: config "}{ import(File::Config, "import-config") }{" settings "}{ import(File::Settings, "import-settings") }
                 <button id="download-config" onclick={download("config.toml", state.config.clone())}>{"download config.toml"}</button>
                 <button id="download-settings" onclick={download("settings.json", state.settings.clone())}>{"download settings.json"}</button>
+                <button onclick={copy(state.config.clone())}>{"copy config.toml"}</button>
+                <button onclick={copy(state.settings.clone())}>{"copy settings.json"}</button>
             </nav>
             <div class="columns">
                 <div class="left">
@@ -565,7 +699,10 @@ pub fn app() -> Html {
                     { state.report.memory.as_ref().map(charts::memory_bar).unwrap_or_else(|| html! { <p>{"Name a GPU ([hardware] gpu) and a catalog model to see the memory picture."}</p> }) }
                     { for state.report.diagnostics.iter().filter(|d| d.code == "CFG201" || d.code == "CFG202").map(diag_html) }
                     <h2>{"vllm serve"}</h2>
-                    <pre id="launch">{ launch.unwrap_or_else(|| "fix the config's errors to render the launch".into()) }</pre>
+                    <pre id="launch">{ launch.clone().unwrap_or_else(|| "fix the config's errors to render the launch".into()) }</pre>
+                    <button onclick={copy(launch.clone().unwrap_or_default())}>{"copy command"}</button>
+                    <pre id="launch-yaml">{ launch_yaml.clone().unwrap_or_default() }</pre>
+                    <button onclick={copy(launch_yaml.unwrap_or_default())}>{"copy YAML"}</button>
                     <h2>{"What if: max_num_seqs"}</h2>
                     <button id="sweep" onclick={sweep}>{"predict TTFT and throughput (simulator, virtual time)"}</button>
                     if let Some(e) = &state.sweep_error { <p class="diag error">{e}</p> }

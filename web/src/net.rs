@@ -64,3 +64,11 @@ pub fn download(name: &str, text: &str) {
 pub fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
+
+/// Copies text to the clipboard (best effort: needs a secure context, which
+/// 127.0.0.1 is).
+pub fn copy(text: &str) {
+    if let Some(w) = web_sys::window() {
+        let _ = w.navigator().clipboard().write_text(text);
+    }
+}
