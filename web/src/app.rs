@@ -496,6 +496,7 @@ fn run_panel(state: &UseReducerHandle<State>) -> Html {
                 if let Some(p) = last { {format!(" | {}: {:.0}/{:.0} s, {} ok, {} errors, {} in flight", p["phase"].as_str().unwrap_or(""), p["elapsed_s"].as_f64().unwrap_or(0.0), p["duration_s"].as_f64().unwrap_or(0.0), p["completed"], p["errors"], p["in_flight"])} }
             </p>
             { charts::lines("Throughput", "tok/s", &[("output tok/s", "#4878d0", series("output_tokens_per_sec"))], "chart-throughput") }
+            { charts::lines("Errors (cumulative)", "", &[("errors", "#d65f5f", series("errors")), ("completed", "#6acc64", series("completed"))], "chart-errors") }
             { charts::lines("TTFT", "ms", &[("p50", "#6acc64", series("ttft_p50_ms")), ("p99", "#d65f5f", series("ttft_p99_ms"))], "chart-ttft") }
             { charts::lines("Server queue and KV usage", "", &[("waiting", "#d65f5f", series("waiting")), ("running", "#4878d0", series("running")), ("KV %", "#956cb4", run.progress.iter().filter_map(|p| Some((p["elapsed_s"].as_f64()?, p["kv_cache_usage"].as_f64()? * 100.0))).collect())], "chart-server") }
             { run.result.as_ref().map(verdict).unwrap_or_default() }
