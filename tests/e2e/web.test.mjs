@@ -20,8 +20,8 @@ const read = (p) => readFileSync(join(root, p), 'utf8');
 
 function startServe() {
   const runs = join(tmpdir(), `cfg-e2e-runs-${process.pid}`);
-  const port = 20000 + (process.pid % 20000);
-  const child = spawn(process.env.CFG_BENCH, ['serve', '--port', String(port), '--runs-dir', runs, '--web-dir', join(root, 'web/dist')], { cwd: root });
+  // Port 0: the system picks a free one, and serve prints the URL it got.
+  const child = spawn(process.env.CFG_BENCH, ['serve', '--port', '0', '--runs-dir', runs, '--web-dir', join(root, 'web/dist')], { cwd: root });
   return new Promise((ok, fail) => {
     let out = '';
     child.stdout.on('data', (d) => {
