@@ -259,13 +259,19 @@ async fn read_json(req: axum::extract::Request) -> Result<Value, Response> {
         .map_err(|e| error(StatusCode::BAD_REQUEST, "BadRequestError", format!("invalid JSON: {e}")))
 }
 
-async fn chat(state: State<Arc<AppState>>, headers: HeaderMap, req: axum::extract::Request) -> Response {
+/// What both generation routes do first: note the arrival, check the key
+/// (before reading the body, as vLLM answers 401 first), read the JSON.
+async fn accept(state: &AppState, headers: &HeaderMap, req: axum::extract::Request) -> Result<(Value, f64), Response> {
     let received = state.started.elapsed().as_secs_f64();
-    if !authorized(&state, &headers) {
-        return unauthorized();
+    if !authorized(state, headers) {
+        return Err(unauthorized());
     }
-    let body = match read_json(req).await {
-        Ok(b) => b,
+    Ok((read_json(req).await?, received))
+}
+
+async fn chat(state: State<Arc<AppState>>, headers: HeaderMap, req: axum::extract::Request) -> Response {
+    let (body, received) = match accept(&state, &headers, req).await {
+        Ok(v) => v,
         Err(r) => return r,
     };
     let prompt: String = body
@@ -277,12 +283,8 @@ async fn chat(state: State<Arc<AppState>>, headers: HeaderMap, req: axum::extrac
 }
 
 async fn completions(state: State<Arc<AppState>>, headers: HeaderMap, req: axum::extract::Request) -> Response {
-    let received = state.started.elapsed().as_secs_f64();
-    if !authorized(&state, &headers) {
-        return unauthorized();
-    }
-    let body = match read_json(req).await {
-        Ok(b) => b,
+    let (body, received) = match accept(&state, &headers, req).await {
+        Ok(v) => v,
         Err(r) => return r,
     };
     let prompt = body.get("prompt").and_then(Value::as_str).unwrap_or_default().to_string();
