@@ -1,0 +1,105 @@
+//! Properties that must hold for any input, checked on generated cases.
+
+use cfg_core::model::ServerConfig;
+use cfg_core::{FileKind, Input, Options, lint};
+use proptest::prelude::*;
+
+const CONFIG: &str = include_str!("../../../examples/config.toml");
+const SETTINGS: &str = include_str!("../../../examples/settings.json");
+
+fn config_with(model: &str, gpu_gib: f64, util: f64, mml: u32) -> ServerConfig {
+    toml::from_str(&format!(
+        "[model]\nname = \"{model}\"\nmax_model_len = {mml}\ngpu_memory_utilization = {util}\n[hardware]\ngpu = \"custom\"\nmemory_gib = {gpu_gib}\ncompute_capability = \"9.0\"\n"
+    ))
+    .unwrap()
+}
+
+fn fits(c: &ServerConfig) -> bool {
+    cfg_core::memory::estimate(c).is_ok_and(|r| r.fits())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// More GPU memory, a higher utilisation or a shorter max_model_len never
+    /// turns "fits" into "does not fit".
+    #[test]
+    fn memory_fit_is_monotonic(
+        model in prop::sample::select(vec!["meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-14B-Instruct", "mistralai/Mixtral-8x7B-Instruct-v0.1", "google/gemma-2-9b-it"]),
+        gib in 8.0f64..200.0,
+        util in 0.3f64..0.97,
+        mml in 256u32..65536,
+        more in 1.0f64..2.0,
+        higher in 0.0f64..0.02,
+        shorter in 0.1f64..1.0,
+    ) {
+        if fits(&config_with(model, gib, util, mml)) {
+            prop_assert!(fits(&config_with(model, gib * more, util, mml)));
+            prop_assert!(fits(&config_with(model, gib, (util + higher).min(0.99), mml)));
+            prop_assert!(fits(&config_with(model, gib, util, ((f64::from(mml) * shorter) as u32).max(1))));
+        }
+    }
+
+    /// Weights that sum to 1 pass, in any order and any split.
+    #[test]
+    fn weights_summing_to_one_pass_in_any_order(raw in prop::collection::vec(1u32..1000, 1..8), rotate in 0usize..8) {
+        let total: u32 = raw.iter().sum();
+        let mut weights: Vec<f64> = raw.iter().map(|&w| f64::from(w) / f64::from(total)).collect();
+        let fix = 1.0 - weights.iter().sum::<f64>();
+        weights[0] += fix;
+        let n = weights.len();
+        weights.rotate_left(rotate % n);
+        let classes: Vec<String> = weights.iter().enumerate().map(|(i, w)| format!("\"c{i}\": {{\"weight\": {w}, \"input_tokens\": 100, \"output_tokens\": 50}}")).collect();
+        let settings = format!("{{\"endpoint\": \"http://127.0.0.1:8000/v1/completions\", \"model\": \"m\", \"concurrency\": 1, \"duration_seconds\": 10, \"request_distribution\": {{{}}}}}", classes.join(", "));
+        let report = lint(&[Input::new(FileKind::Settings, "settings.json", settings)], &Options::default());
+        prop_assert!(!report.diagnostics.iter().any(|d| d.code == "CFG401"), "{:?}", report.diagnostics);
+    }
+
+    /// Whatever the edit, the linter answers, and every diagnostic points
+    /// inside its file.
+    #[test]
+    fn diagnostics_point_inside_the_file(
+        which in any::<bool>(),
+        at in any::<prop::sample::Index>(),
+        cut in 0usize..40,
+        insert in "[ -~\\n]{0,12}",
+    ) {
+        let base = if which { CONFIG } else { SETTINGS };
+        let mut pos = at.index(base.len());
+        while !base.is_char_boundary(pos) { pos -= 1; }
+        let mut end = (pos + cut).min(base.len());
+        while !base.is_char_boundary(end) { end -= 1; }
+        let text = format!("{}{}{}", &base[..pos], insert, &base[end..]);
+        let (config, settings) = if which { (text.as_str(), SETTINGS) } else { (CONFIG, text.as_str()) };
+        let inputs = [Input::new(FileKind::Config, "config.toml", config), Input::new(FileKind::Settings, "settings.json", settings)];
+        let report = lint(&inputs, &Options::default());
+        for d in &report.diagnostics {
+            let source = if d.file == "config.toml" { config } else { settings };
+            let lines = source.split('\n').count();
+            prop_assert!(d.line >= 1 && d.line <= lines, "{d:?}");
+            prop_assert!(d.end_line >= d.line && d.end_line <= lines, "{d:?}");
+            prop_assert!(d.span.end <= source.len() && d.span.start <= d.span.end, "{d:?}");
+        }
+    }
+}
+
+/// A config that lints clean renders to YAML whose values are the config's.
+#[test]
+fn a_clean_config_renders_to_yaml_that_reads_back_the_same_values() {
+    let report = lint(&[Input::new(FileKind::Config, "config.toml", CONFIG)], &Options::default());
+    assert!(!report.has_errors());
+    let config = report.config.unwrap();
+    let yaml = cfg_core::render::yaml(&cfg_core::render::launch(&config));
+    let value = |key: &str| {
+        yaml.lines().find_map(|l| l.strip_prefix(&format!("{key}: "))).map(|v| v.trim_matches('"').to_string())
+    };
+    assert_eq!(value("model").as_deref(), Some(config.model.name.as_str()));
+    assert_eq!(value("max-model-len"), config.model.max_model_len.map(|v| v.to_string()));
+    assert_eq!(value("gpu-memory-utilization"), config.model.gpu_memory_utilization.map(|v| v.to_string()));
+    let b = config.batching();
+    assert_eq!(value("max-num-seqs"), b.max_num_seqs.map(|v| v.to_string()));
+    assert_eq!(value("max-num-batched-tokens"), b.max_num_batched_tokens.map(|v| v.to_string()));
+    assert_eq!(value("port"), config.server().port.map(|v| v.to_string()));
+    assert_eq!(value("quantization"), config.model.quantization.map(|q| q.as_str().to_string()));
+    assert!(!yaml.contains("VLLM_INTERNAL_KEY}"), "the key reference is passed through the environment only");
+}
