@@ -197,12 +197,9 @@ fn initial() -> State {
     })
 }
 
-fn first_sentence(text: &str) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.find(". ") {
-        Some(i) if !flat[..=i].ends_with("e.g.") => flat[..=i].to_string(),
-        _ => flat,
-    }
+/// An input of the page by its id (for the run controls outside the form).
+fn input_by_id(id: &str) -> Option<HtmlInputElement> {
+    web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into::<HtmlInputElement>().ok()
 }
 
 fn diags_for<'a>(report: &'a Report, file: &str, pointer: &str) -> Vec<&'a Diagnostic> {
@@ -274,7 +271,7 @@ fn field(
         <div class={classes!("field", (!diags.is_empty()).then_some("has-diag"))}>
             <label title={description.to_string()}>{key}</label>
             <div>{ picker }{ input }</div>
-            <div class="desc">{first_sentence(description)}</div>
+            <div class="desc">{schema::first_sentence(description)}</div>
             { for diags.into_iter().map(diag_html) }
         </div>
     }
@@ -342,7 +339,7 @@ fn section(
                 field(state, file.clone(), root, &child_ptr, p, value)
             }
         });
-    let desc = sub.get("description").and_then(Value::as_str).map(first_sentence).unwrap_or_default();
+    let desc = sub.get("description").and_then(Value::as_str).map(schema::first_sentence).unwrap_or_default();
     html! {
         <fieldset data-section={pointer.to_string()}>
             <legend>{ if name.is_empty() { "(top level)".to_string() } else { name } }</legend>
@@ -420,16 +417,8 @@ fn run_panel(state: &UseReducerHandle<State>) -> Html {
         let state = state.clone();
         Callback::from(move |_| {
             let (state, token) = (state.clone(), token.clone());
-            let simulate = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.get_element_by_id("simulate"))
-                .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-                .is_some_and(|i| i.checked());
-            let duration = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.get_element_by_id("duration"))
-                .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-                .and_then(|i| i.value().parse::<u32>().ok());
+            let simulate = input_by_id("simulate").is_some_and(|i| i.checked());
+            let duration = input_by_id("duration").and_then(|i| i.value().parse::<u32>().ok());
             let body = serde_json::json!({"config": state.config, "settings": state.settings, "simulate": simulate, "duration_seconds": duration}).to_string();
             state.dispatch(Action::Run(RunView { status: "starting".into(), ..Default::default() }));
             wasm_bindgen_futures::spawn_local(async move {
@@ -527,14 +516,7 @@ fn archive_panel(state: &UseReducerHandle<State>) -> Html {
     let compare = {
         let (state, token) = (state.clone(), token);
         Callback::from(move |_| {
-            let value = |id: &str| {
-                web_sys::window()
-                    .and_then(|w| w.document())
-                    .and_then(|d| d.get_element_by_id(id))
-                    .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-                    .map(|i| i.value())
-                    .unwrap_or_default()
-            };
+            let value = |id: &str| input_by_id(id).map(|i| i.value()).unwrap_or_default();
             let (a, b) = (value("baseline"), value("candidate"));
             let (state, token) = (state.clone(), token.clone());
             wasm_bindgen_futures::spawn_local(async move {

@@ -34,7 +34,9 @@ pub fn detect_kind(name: &str, text: &str) -> Option<FileKind> {
     }
     if lower.ends_with(".json") || text.trim_start().starts_with('{') {
         // A result may embed its settings; only its own top-level keys count.
-        let top_level_ttft = crate::parse::parse_json(text).ok().is_some_and(|root| root.get("ttft_ms").is_some());
+        // (Parsed only when the key appears at all: settings files skip the extra parse.)
+        let top_level_ttft = text.contains("\"ttft_ms\"")
+            && crate::parse::parse_json(text).ok().is_some_and(|root| root.get("ttft_ms").is_some());
         let is_result = top_level_ttft || (lower.contains("result") && !text.contains("\"request_distribution\""));
         return Some(if is_result { FileKind::Result } else { FileKind::Settings });
     }
@@ -75,6 +77,7 @@ impl Report {
 struct Parsed<'a> {
     input: &'a Input,
     tree: Option<Node>,
+    json: Option<serde_json::Value>,
     schema_ok: bool,
 }
 
@@ -103,15 +106,17 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
                 None
             }
         };
+        // The plain JSON is built once: the schema checks it, serde reads it.
+        let json = tree.as_ref().map(Node::to_json);
         let mut schema_ok = false;
-        if let Some(tree) = &tree {
-            let findings = schema::validate(input.kind, tree);
+        if let (Some(tree), Some(json)) = (&tree, &json) {
+            let findings = schema::validate(input.kind, json);
             schema_ok = findings.is_empty();
             for f in findings {
                 report.diagnostics.push(place(f, &input.source, tree));
             }
         }
-        parsed.push(Parsed { input, tree, schema_ok });
+        parsed.push(Parsed { input, tree, json, schema_ok });
     }
 
     let config_idx: Vec<usize> =
@@ -120,7 +125,7 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
         parsed.iter().enumerate().filter(|(_, p)| p.input.kind == FileKind::Settings).map(|(i, _)| i).collect();
 
     for p in parsed.iter().filter(|p| p.input.kind == FileKind::Result && p.schema_ok) {
-        report.result = p.tree.as_ref().and_then(|t| serde_json::from_value(t.to_json()).ok());
+        report.result = typed(p);
     }
 
     // Pair the first config with the first settings; lint the rest alone.
@@ -180,7 +185,7 @@ fn typed<T: serde::de::DeserializeOwned>(p: &Parsed<'_>) -> Option<T> {
     if !p.schema_ok {
         return None;
     }
-    serde_json::from_value(p.tree.as_ref()?.to_json()).ok()
+    T::deserialize(p.json.as_ref()?).ok()
 }
 
 fn finding_in_settings(target: &Target) -> bool {

@@ -11,7 +11,7 @@ use serde_json::Value as Json;
 
 use crate::diagnostic::{Finding, Severity, Target};
 use crate::model::{BenchResult, LoadTestSettings, ServerConfig};
-use crate::tree::{Node, join_pointer, pointer_tokens};
+use crate::tree::{join_pointer, pointer_tokens};
 
 /// The three file kinds the toolkit reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -146,13 +146,13 @@ pub mod codes {
     pub const INVALID_VALUE: (&str, &str) = ("CFG006", "invalid-value");
 }
 
-/// Validates `root` against the schema of `kind`; one finding per problem.
-pub fn validate(kind: FileKind, root: &Node) -> Vec<Finding> {
-    let instance = root.to_json();
+/// Validates a parsed file (as plain JSON) against the schema of `kind`;
+/// one finding per problem, pointing by JSON pointer.
+pub fn validate(kind: FileKind, instance: &Json) -> Vec<Finding> {
     let schema = schema(kind);
     let in_settings = kind != FileKind::Config;
     let mut findings: Vec<Finding> = Vec::new();
-    for error in validator(kind).iter_errors(&instance) {
+    for error in validator(kind).iter_errors(instance) {
         let pointer = error.instance_path().as_str().to_string();
         let found: Vec<Finding> = match error.kind() {
             // One finding per unknown key, each pointing at its own key.
@@ -335,9 +335,8 @@ fn finding_for(
             };
             range_finding(make(INVALID_VALUE, message, false), doc)
         }
-        other => {
+        _ => {
             let message = format!("`{key_name}` is invalid: {}", describe(instance, in_settings));
-            let _ = other;
             range_finding(make(INVALID_VALUE, message, false), doc)
         }
     }
@@ -397,7 +396,7 @@ fn section_name(pointer: &str, in_settings: bool) -> String {
 }
 
 /// First sentence of a description, for help lines.
-fn first_sentence(text: &str) -> String {
+pub fn first_sentence(text: &str) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut from = 0;
     while let Some(i) = flat[from..].find(". ").map(|i| i + from) {

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use cfg_core::catalog::{GPUS, MODELS};
-use cfg_core::memory::{GIB, MemoryReport, Missing, gib};
+use cfg_core::memory::{MemoryReport, Missing, gib};
 
 use crate::{Format, Io, human, lint_paths};
 
@@ -66,23 +66,15 @@ pub fn run(
         }
         return Err(format!("{} has errors; fix them first", config.display()));
     };
-    let memory = report.memory.clone().ok_or_else(|| {
-        let mut c = cfg.clone();
-        if let Some(path) = model_config
-            && let Ok(text) = std::fs::read_to_string(path)
-            && let Ok(a) = cfg_core::hf::architecture_from_config_json(&text)
-        {
-            cfg_core::lint::merge_architecture(&mut c, &a);
-        }
-        match cfg_core::memory::estimate(&c) {
-            Err(Missing::Gpu) => {
-                "no GPU named: add [hardware] gpu = \"...\" (see --list-gpus) or memory_gib".to_string()
-            }
-            Err(Missing::Architecture(f)) => format!(
+    // The report's config already carries --model-config's architecture.
+    let memory = report.memory.clone().ok_or_else(|| match cfg_core::memory::estimate(cfg) {
+        Err(Missing::Gpu) => "no GPU named: add [hardware] gpu = \"...\" (see --list-gpus) or memory_gib".to_string(),
+        Err(Missing::Architecture(f)) => {
+            format!(
                 "the model's `{f}` is unknown: add it under [model.architecture] or pass --model-config config.json"
-            ),
-            Ok(_) => "memory could not be estimated".to_string(),
+            )
         }
+        Ok(_) => "memory could not be estimated".to_string(),
     })?;
     if format == Format::Json {
         let _ = writeln!(io.out, "{:#}", serde_json::to_value(&memory).map_err(|e| e.to_string())?);
@@ -153,6 +145,5 @@ pub fn table(r: &MemoryReport) -> String {
         gib(r.max_len_request_bytes),
         r.largest_fitting_max_model_len
     ));
-    let _ = GIB;
     out
 }

@@ -143,7 +143,6 @@ pub struct Derived {
     pub dtype: ResolvedDtype,
     pub batch: Batch,
     pub memory: Result<MemoryReport, Missing>,
-    pub gpu_count: u32,
 }
 
 impl<'a> Context<'a> {
@@ -162,12 +161,7 @@ impl<'a> Context<'a> {
                 Some(g) => crate::memory::estimate_with(c, g, &arch),
                 None => Err(Missing::Gpu),
             };
-            let gpu_count = c
-                .hardware
-                .as_ref()
-                .and_then(|h| h.gpu_count)
-                .unwrap_or(c.tensor_parallel_size() * c.pipeline_parallel_size());
-            Derived { gpu, arch, dtype, batch, memory, gpu_count }
+            Derived { gpu, arch, dtype, batch, memory }
         });
         Context { config, settings, config_tree, settings_tree, derived }
     }

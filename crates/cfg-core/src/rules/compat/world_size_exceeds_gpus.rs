@@ -18,14 +18,13 @@ declare_rule! {
 }
 
 fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+    let Some(config) = ctx.config else { return };
     let Some(count) = config.hardware.as_ref().and_then(|h| h.gpu_count) else { return };
     let (tp, pp) = (config.tensor_parallel_size(), config.pipeline_parallel_size());
     let world = tp * pp;
     if world <= count {
         return;
     }
-    let _ = d;
     let pointer = if ctx.config_has("/parallel/tensor_parallel_size") {
         "/parallel/tensor_parallel_size"
     } else {
