@@ -51,20 +51,27 @@ fn runs(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// Every readable archived run: its id and its result, oldest first.
+fn loaded(dir: &Path) -> Vec<(String, BenchResult)> {
+    runs(dir)
+        .iter()
+        .filter_map(|p| Some((p.file_name()?.to_string_lossy().into_owned(), load_file(&p.join("result.json")).ok()?)))
+        .collect()
+}
+
 pub fn list(dir: &Path) -> Result<String, String> {
     let mut out = String::new();
-    let all = runs(dir);
+    let all = loaded(dir);
     if all.is_empty() {
         return Ok(format!("no runs in {}\n", dir.display()));
     }
     let _ = writeln!(out, "{:<64} {:>10} {:>10} {:>8} {:>4}", "run", "TTFT p99", "tok/s", "errors", "SLA");
-    for p in all {
-        let Ok(r) = load_file(&p.join("result.json")) else { continue };
+    for (id, r) in all {
         let sla = r.verdict.as_ref().map_or("-", |v| if v.sla_met { "ok" } else { "FAIL" });
         let _ = writeln!(
             out,
             "{:<64} {:>10} {:>10.0} {:>7.2}% {:>4}",
-            p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            id,
             r.ttft_ms.get("p99").map_or("-".into(), |v| format!("{v:.0} ms")),
             r.throughput_tokens_per_sec,
             r.error_rate * 100.0,
@@ -141,18 +148,17 @@ fn fmt(v: Option<f64>) -> String {
 
 /// Run ids with their headline figures, newest last.
 pub fn ids(dir: &Path) -> Vec<serde_json::Value> {
-    runs(dir)
-        .iter()
-        .filter_map(|p| {
-            let r = load_file(&p.join("result.json")).ok()?;
-            Some(json!({
-                "id": p.file_name()?.to_string_lossy(),
+    loaded(dir)
+        .into_iter()
+        .map(|(id, r)| {
+            json!({
+                "id": id,
                 "ttft_p99_ms": r.ttft_ms.get("p99"),
                 "throughput_tokens_per_sec": r.throughput_tokens_per_sec,
                 "error_rate": r.error_rate,
                 "sla_met": r.verdict.as_ref().map(|v| v.sla_met),
                 "simulated": r.simulated,
-            }))
+            })
         })
         .collect()
 }

@@ -172,10 +172,11 @@ pub fn lint_inputs(settings: &Path, server: Option<&Path>) -> Result<Linted, (u8
     if report.count(cfg_core::Severity::Warning) > 0 {
         eprint!("{shown}");
     }
-    let settings_text = read(settings).map_err(|e| (2, e))?;
+    // The texts as linted: each file is read once.
+    let settings_text = inputs[0].source.text.clone();
     let settings = report.settings.clone().ok_or((2, format!("{} is not a settings file", settings.display())))?;
     let config = match (server, report.config.clone()) {
-        (Some(p), Some(c)) => Some((c, read(p).map_err(|e| (2, e))?)),
+        (Some(_), Some(c)) => Some((c, inputs[1].source.text.clone())),
         (Some(p), None) => return Err((2, format!("{} is not a config.toml", p.display()))),
         _ => None,
     };
@@ -297,16 +298,13 @@ async fn run(args: RunArgs) -> Result<u8, String> {
             Ok(k) if !k.is_empty() => k,
             _ => {
                 eprintln!("note: ${v} is not set; the simulator and the runner share a throw-away key");
-                format!("sim-{:016x}", runner_nonce())
+                serve::new_token()
             }
         });
-        let (handle, notes) = sim_server::start(cfg, SocketAddr::from(([127, 0, 0, 1], 0)), None, key.clone()).await?;
+        let (handle, notes) = sim_server::start_for(cfg, &mut settings, key.clone()).await?;
         for n in notes {
             eprintln!("note: {n}");
         }
-        let path = cfg_core::url::Url::parse(&settings.endpoint).map(|u| u.path).filter(|p| !p.is_empty());
-        settings.endpoint = format!("http://{}{}", handle.addr, path.as_deref().unwrap_or("/v1/chat/completions"));
-        settings.metrics_url = Some(format!("http://{}/metrics", handle.addr));
         _sim = Some(handle);
         key
     } else {
@@ -362,10 +360,6 @@ async fn run(args: RunArgs) -> Result<u8, String> {
     }
     let sla_met = result.verdict.as_ref().is_some_and(|v| v.sla_met);
     Ok(if args.sla_exit && !sla_met { 1 } else { 0 })
-}
-
-fn runner_nonce() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
 }
 
 /// The seed's single-request check: one streamed request, text printed as it

@@ -198,14 +198,8 @@ async fn start_run(State(state): State<Arc<AppState>>, Json(body): Json<StartRun
             return deny(StatusCode::UNPROCESSABLE_ENTITY, "simulate needs config.toml");
         };
         let key = Some(new_token());
-        match crate::sim_server::start(cfg, SocketAddr::from(([127, 0, 0, 1], 0)), None, key.clone()).await {
-            Ok((handle, _)) => {
-                let path = cfg_core::url::Url::parse(&settings.endpoint).map(|u| u.path).filter(|p| !p.is_empty());
-                settings.endpoint =
-                    format!("http://{}{}", handle.addr, path.as_deref().unwrap_or("/v1/chat/completions"));
-                settings.metrics_url = Some(format!("http://{}/metrics", handle.addr));
-                sim_handle = Some(handle);
-            }
+        match crate::sim_server::start_for(cfg, &mut settings, key.clone()).await {
+            Ok((handle, _)) => sim_handle = Some(handle),
             Err(e) => return deny(StatusCode::UNPROCESSABLE_ENTITY, &e),
         }
         key

@@ -96,6 +96,20 @@ pub struct SimHandle {
     pub task: tokio::task::JoinHandle<()>,
 }
 
+/// Starts a simulator for `config` on a free loopback port and points the load
+/// test at it: the same route on the simulator, and its `/metrics`.
+pub async fn start_for(
+    config: &ServerConfig,
+    settings: &mut cfg_core::model::LoadTestSettings,
+    key: Option<String>,
+) -> Result<(SimHandle, Vec<String>), String> {
+    let (handle, notes) = start(config, SocketAddr::from(([127, 0, 0, 1], 0)), None, key).await?;
+    let path = cfg_core::url::Url::parse(&settings.endpoint).map(|u| u.path).filter(|p| !p.is_empty());
+    settings.endpoint = format!("http://{}{}", handle.addr, path.as_deref().unwrap_or("/v1/chat/completions"));
+    settings.metrics_url = Some(format!("http://{}/metrics", handle.addr));
+    Ok((handle, notes))
+}
+
 /// Starts the simulator on `bind` (port 0 picks a free one).
 /// `key` overrides the key the config's `${VAR}` would give.
 pub async fn start(

@@ -5,6 +5,7 @@ use hdrhistogram::Histogram;
 use indexmap::IndexMap;
 
 use cfg_core::model::{ClassResult, ErrorClass, Percentiles, TimePoint};
+use cfg_core::sim::nearest_rank;
 
 /// Latencies are recorded in microseconds, 3 significant digits, up to 1 hour.
 fn histogram() -> Histogram<u64> {
@@ -73,11 +74,6 @@ struct Second {
     output_tokens: u64,
     ttft_p50_ms: Option<f64>,
     ttft_p99_ms: Option<f64>,
-}
-
-/// Nearest-rank percentile of sorted samples.
-fn pick(sorted: &[f64], p: f64) -> Option<f64> {
-    (!sorted.is_empty()).then(|| sorted[((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1])
 }
 
 /// Aggregates outcomes of the measured phase.
@@ -193,8 +189,8 @@ impl Collector {
         let (sec, mut samples) = std::mem::take(&mut self.open_second);
         samples.sort_by(f64::total_cmp);
         if let Some(s) = self.seconds.get_mut(sec) {
-            s.ttft_p50_ms = pick(&samples, 0.5);
-            s.ttft_p99_ms = pick(&samples, 0.99);
+            s.ttft_p50_ms = nearest_rank(&samples, 50.0);
+            s.ttft_p99_ms = nearest_rank(&samples, 99.0);
         }
         samples.clear();
         self.open_second = (sec, samples);

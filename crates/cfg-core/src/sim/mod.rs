@@ -214,14 +214,16 @@ pub struct SweepPoint {
     pub completed: usize,
 }
 
-/// Exact percentile (nearest rank) of unsorted samples.
+/// Exact percentile (nearest rank) of unsorted samples; NaN when empty.
 pub fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    if samples.is_empty() {
-        return f64::NAN;
-    }
     samples.sort_by(f64::total_cmp);
-    let rank = ((p / 100.0) * samples.len() as f64).ceil().max(1.0) as usize;
-    samples[rank.min(samples.len()) - 1]
+    nearest_rank(samples, p).unwrap_or(f64::NAN)
+}
+
+/// The nearest-rank `p`th percentile (0-100) of sorted samples.
+pub fn nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
+    (!sorted.is_empty()).then(|| sorted[rank.min(sorted.len()) - 1])
 }
 
 /// Summarises a virtual-time run, ignoring the first `warmup_s` seconds.
