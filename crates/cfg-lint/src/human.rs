@@ -37,7 +37,7 @@ impl Styles {
     }
 }
 
-fn paint(style: Style, text: &str) -> String {
+pub fn paint(style: Style, text: &str) -> String {
     format!("{style}{text}{style:#}")
 }
 

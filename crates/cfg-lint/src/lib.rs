@@ -180,8 +180,7 @@ pub fn run(command: Command, io: &mut Io<'_>) -> u8 {
         Ok(code) => code,
         Err(message) => {
             let styles = human::Styles::new(io.color);
-            let _ = writeln!(io.err, "{}error: {message}", styles.error.render());
-            let _ = write!(io.err, "{}", styles.error.render_reset());
+            let _ = writeln!(io.err, "{}", human::paint(styles.error, &format!("error: {message}")));
             2
         }
     }
@@ -268,7 +267,7 @@ fn render(config: &Path, format: RenderFormat, output: Option<&Path>, force: boo
         let _ = writeln!(
             io.err,
             "{} not rendering a config with errors (vLLM would refuse it); fix them or pass --force",
-            styles.error.render().to_string() + "error:" + &styles.error.render_reset().to_string()
+            human::paint(styles.error, "error:")
         );
         return Ok(1);
     };
@@ -368,17 +367,8 @@ fn list_rules(format: Format, io: &mut Io<'_>) -> CmdResult {
     }
     let styles = human::Styles::new(io.color);
     for r in RULES {
-        let sev = styles.severity(r.severity);
-        let _ = writeln!(
-            io.out,
-            "{}  {}{:<8}{} {:<38} {}",
-            r.code,
-            sev.render(),
-            r.severity.as_str(),
-            sev.render_reset(),
-            r.name,
-            r.summary()
-        );
+        let severity = human::paint(styles.severity(r.severity), &format!("{:<8}", r.severity.as_str()));
+        let _ = writeln!(io.out, "{}  {severity} {:<38} {}", r.code, r.name, r.summary());
     }
     let _ = writeln!(io.out, "\n{} rules; `cfg-lint explain CODE` prints one in full", RULES.len());
     Ok(0)
