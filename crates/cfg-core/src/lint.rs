@@ -59,6 +59,9 @@ pub struct Options {
 pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
     pub config: Option<ServerConfig>,
+    /// The config as written when it deserializes but breaks the schema (a value out
+    /// of range, say): rules never see it; `render --force` can still render it.
+    pub config_unchecked: Option<ServerConfig>,
     pub settings: Option<LoadTestSettings>,
     pub result: Option<BenchResult>,
     pub memory: Option<MemoryReport>,
@@ -156,6 +159,9 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
             }
         }
         if primary {
+            report.config_unchecked = c
+                .filter(|&i| !parsed[i].schema_ok)
+                .and_then(|i| <ServerConfig as serde::Deserialize>::deserialize(parsed[i].json.as_ref()?).ok());
             report.memory = ctx.derived.as_ref().and_then(|d| d.memory.clone().ok());
             report.config = config;
             report.settings = settings;

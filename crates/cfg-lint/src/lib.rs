@@ -260,7 +260,11 @@ fn render(config: &Path, format: RenderFormat, output: Option<&Path>, force: boo
     let (inputs, report) = lint_paths(&[config.to_path_buf()], None)?;
     let styles = human::Styles::new(io.color);
     let errors: Vec<&Diagnostic> = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
-    let Some(cfg) = report.config.as_ref().filter(|_| force || errors.is_empty()) else {
+    let cfg = match &report.config {
+        Some(cfg) => Some(cfg).filter(|_| force || errors.is_empty()),
+        None => report.config_unchecked.as_ref().filter(|_| force),
+    };
+    let Some(cfg) = cfg else {
         for d in &errors {
             let _ = write!(io.err, "{}", human::render(d, Some(&inputs[0].source), &styles));
         }
@@ -271,6 +275,14 @@ fn render(config: &Path, format: RenderFormat, output: Option<&Path>, force: boo
         );
         return Ok(1);
     };
+    if !errors.is_empty() {
+        let _ = writeln!(
+            io.err,
+            "{} rendering despite {} error(s) (--force): vLLM will refuse this launch",
+            human::paint(styles.warning, "warning:"),
+            errors.len()
+        );
+    }
     let launch = cfg_core::render::launch(cfg);
     let text = match format {
         RenderFormat::Shell => cfg_core::render::command_line(&launch),

@@ -119,6 +119,24 @@ fn render_both_forms_and_refuse_broken_configs() {
     assert!(o.stdout.is_empty());
 }
 
+/// `--force` renders what was written, even a value the schema rejects, so a refusal
+/// can be reproduced against the real server (tests/e2e-vllm does).
+#[test]
+fn render_force_writes_out_of_range_values_with_a_warning() {
+    let dir = scratch("force");
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "[model]\nname = \"m\"\ngpu_memory_utilization = 1.5\n[batching]\nmax_num_seqs = 0\n")
+        .unwrap();
+    let path = config.to_str().unwrap();
+    assert_eq!(cfg_lint(&["render", path]).status.code(), Some(1));
+    let o = cfg_lint(&["render", "--force", path]);
+    assert_eq!(o.status.code(), Some(0));
+    let cmd = stdout(&o);
+    assert!(cmd.contains("--gpu-memory-utilization 1.5") && cmd.contains("--max-num-seqs 0"), "{cmd}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rendering despite 2 error(s)"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn init_writes_files_that_pass_and_refuses_to_overwrite() {
     let dir = scratch("init");
