@@ -2,8 +2,14 @@
 //! about one token for Llama/Qwen/Mistral tokenizers, drawn at random so no
 //! two prompts share a prefix (prefix caching would otherwise flatter TTFT).
 //! The server's `usage` is the truth; the runner reports the deviation.
+//!
+//! A server that offers vLLM's `/tokenize` gets exact lengths instead: before the
+//! run, [`calibrate`] finds for each class the word count that its tokenizer (and
+//! chat template) turns into the class's `input_tokens`.
 
 use cfg_core::sim::rng::SplitMix64;
+
+use crate::client::Api;
 
 const WORDS: &[&str] = &[
     "time",
@@ -124,6 +130,92 @@ pub fn synthesize(tokens: u32, seed: u64) -> String {
     out
 }
 
+/// Where `/tokenize` lives for an OpenAI-style endpoint: the server root.
+pub fn tokenize_url(endpoint: &str) -> Option<String> {
+    let url = reqwest::Url::parse(endpoint).ok()?;
+    let mut root = url.clone();
+    root.set_path("/tokenize");
+    root.set_query(None);
+    Some(root.to_string())
+}
+
+/// Asks the server how many tokens a request with this prompt has, as the
+/// completion endpoint would count it (chat template included for chat).
+async fn count(http: &reqwest::Client, url: &str, api: Api, key: Option<&str>, model: &str, text: &str) -> Option<u32> {
+    let body = match api {
+        Api::Chat => {
+            serde_json::json!({"model": model, "messages": [{"role": "user", "content": text}], "add_generation_prompt": true})
+        }
+        Api::Completions => serde_json::json!({"model": model, "prompt": text}),
+    };
+    let mut req = http.post(url).json(&body).timeout(std::time::Duration::from_secs(10));
+    if let Some(k) = key {
+        req = req.bearer_auth(k);
+    }
+    let resp = req.send().await.ok()?;
+    if !resp.status().is_success() {
+        return None;
+    }
+    let v: serde_json::Value = resp.json().await.ok()?;
+    v.get("count").and_then(serde_json::Value::as_u64).and_then(|c| u32::try_from(c).ok())
+}
+
+/// For each target length, the word count whose prompt the server counts closest to
+/// it, or `None` when the server has no `/tokenize` (then words stand for tokens).
+/// Token counts grow almost linearly with words, so a few secant steps converge.
+pub async fn calibrate(
+    http: &reqwest::Client,
+    endpoint: &str,
+    api: Api,
+    key: Option<&str>,
+    model: &str,
+    targets: &[u32],
+) -> Option<Vec<u32>> {
+    let url = tokenize_url(endpoint)?;
+    let mut words = Vec::with_capacity(targets.len());
+    for (class, &target) in targets.iter().enumerate() {
+        // The mean over a few prompts: each request draws its own words.
+        let measure = |w: u32| {
+            let (http, url) = (http, url.as_str());
+            async move {
+                let mut total = 0;
+                for s in 0..SAMPLES {
+                    let text = synthesize(w, 0x5EED ^ ((class as u64) << 8) ^ s);
+                    total += count(http, url, api, key, model, &text).await?;
+                }
+                Some((f64::from(total) / SAMPLES as f64).round() as u32)
+            }
+        };
+        let target = target.max(1);
+        let (mut w0, mut c0) = (target, measure(target).await?);
+        let mut best = (c0.abs_diff(target), w0);
+        let mut w1 = scale(w0, target, c0);
+        for _ in 0..6 {
+            if best.0 == 0 || w1 == w0 {
+                break;
+            }
+            let c1 = measure(w1).await?;
+            best = best.min((c1.abs_diff(target), w1));
+            // Secant step through the last two points.
+            let slope = (f64::from(c1) - f64::from(c0)) / (f64::from(w1) - f64::from(w0));
+            let next = if slope > 0.0 {
+                (f64::from(w1) + (f64::from(target) - f64::from(c1)) / slope).round().max(1.0) as u32
+            } else {
+                scale(w1, target, c1)
+            };
+            (w0, c0, w1) = (w1, c1, next);
+        }
+        words.push(best.1);
+    }
+    Some(words)
+}
+
+const SAMPLES: u64 = 4;
+
+fn scale(words: u32, target: u32, counted: u32) -> u32 {
+    ((f64::from(words) * f64::from(target) / f64::from(counted.max(1))).round() as u32).max(1)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -132,5 +224,14 @@ mod tests {
         assert_eq!(p.split(' ').count(), 300);
         assert_eq!(p, super::synthesize(300, 9));
         assert_ne!(p, super::synthesize(300, 10));
+    }
+
+    #[test]
+    fn tokenize_lives_at_the_server_root() {
+        assert_eq!(
+            super::tokenize_url("http://127.0.0.1:8000/v1/chat/completions?x=1").as_deref(),
+            Some("http://127.0.0.1:8000/tokenize")
+        );
+        assert_eq!(super::tokenize_url("not a url"), None);
     }
 }

@@ -62,12 +62,12 @@ pub fn scheduled(seed: u64, i: u64, classes: &[Class]) -> (usize, u64) {
     (draw_class(&mut rng, classes), rng.next_u64())
 }
 
-fn spec_for(settings: &LoadTestSettings, classes: &[Class], seed: u64, i: u64) -> (usize, RequestSpec) {
+fn spec_for(settings: &LoadTestSettings, classes: &[Class], words: &[u32], seed: u64, i: u64) -> (usize, RequestSpec) {
     let (class, prompt_seed) = scheduled(seed, i, classes);
     let c = &classes[class];
     let spec = RequestSpec {
         model: settings.model.clone(),
-        prompt: prompt::synthesize(c.input_tokens, prompt_seed),
+        prompt: prompt::synthesize(words[class], prompt_seed),
         max_tokens: c.output_tokens,
         force_output_length: settings.force_output_length.unwrap_or(true),
     };
@@ -132,6 +132,8 @@ struct Shared {
     timeout: Duration,
     settings: LoadTestSettings,
     classes: Vec<Class>,
+    /// Words per prompt for each class: calibrated by the server's tokenizer, or the target.
+    prompt_words: Vec<u32>,
     seed: u64,
 }
 
@@ -139,7 +141,7 @@ impl Shared {
     /// Sends request `i`. For open loop, `intended` is when it should have
     /// been sent: the delay is taken just before sending, after the prompt is built.
     async fn one(&self, i: u64, intended: Option<Instant>) -> Sent {
-        let (class, spec) = spec_for(&self.settings, &self.classes, self.seed, i);
+        let (class, spec) = spec_for(&self.settings, &self.classes, &self.prompt_words, self.seed, i);
         let delay = intended.map(|t| t.elapsed().as_secs_f64());
         let r = client::send(&self.client, &self.endpoint, self.api, self.key.as_deref(), &spec, self.timeout, |_| {})
             .await;
@@ -159,10 +161,24 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         .tcp_nodelay(true)
         .build()
         .expect("the HTTP client builds");
+    let api = Api::from_endpoint(&s.endpoint);
+    let targets: Vec<u32> = classes.iter().map(|c| c.input_tokens).collect();
+    let calibrated = prompt::calibrate(&client, &s.endpoint, api, input.key.as_deref(), &s.model, &targets).await;
+    if let Some(words) = &calibrated
+        && input.show_progress
+    {
+        let pairs: Vec<String> = classes
+            .iter()
+            .zip(words)
+            .map(|(c, w)| format!("{} {} tokens = {w} words", c.name, c.input_tokens))
+            .collect();
+        eprintln!("prompts sized by the server's /tokenize: {}", pairs.join(", "));
+    }
     let shared = Arc::new(Shared {
         client: client.clone(),
         endpoint: s.endpoint.clone(),
-        api: Api::from_endpoint(&s.endpoint),
+        api,
+        prompt_words: calibrated.clone().unwrap_or(targets),
         key: input.key.clone(),
         timeout: Duration::from_secs_f64(s.request_timeout_seconds.unwrap_or(300.0)),
         settings: s.clone(),
@@ -521,6 +537,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
                 0.0
             },
             requests_without_usage: c.without_usage,
+            prompts_calibrated: calibrated.is_some(),
         },
         per_class: c.per_class(ps, window),
         errors: c.error_classes(),

@@ -194,3 +194,37 @@ async fn every_fault_is_counted_in_its_class_and_the_run_completes() {
         assert_schema_valid(&r);
     }
 }
+
+/// A tokenizer unlike the simulator's: three tokens per word plus seven for the chat
+/// template, as vLLM's `/tokenize` would report them.
+async fn tokenizing_server() -> SocketAddr {
+    async fn tokenize(axum::Json(body): axum::Json<serde_json::Value>) -> axum::Json<serde_json::Value> {
+        let text = body["messages"][0]["content"].as_str().unwrap_or_default();
+        let count = 3 * text.split_whitespace().count() + 7;
+        axum::Json(serde_json::json!({"count": count, "max_model_len": 8192, "tokens": []}))
+    }
+    let app = Router::new().route("/tokenize", post(tokenize));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_are_sized_by_the_servers_tokenizer_when_it_has_one() {
+    use cfg_bench::client::Api;
+    let http = reqwest::Client::new();
+    let addr = tokenizing_server().await;
+    let endpoint = format!("http://{addr}/v1/chat/completions");
+    let words = cfg_bench::prompt::calibrate(&http, &endpoint, Api::Chat, None, "m", &[64, 512, 1]).await.unwrap();
+    let counted: Vec<u32> = words.iter().map(|w| 3 * w + 7).collect();
+    assert_eq!(words[0], 19, "3 x 19 + 7 = 64 exactly");
+    assert!(counted[1].abs_diff(512) <= 1, "{counted:?}");
+    assert_eq!(words[2], 1, "a prompt has at least one word");
+    // No /tokenize (the simulator, most gateways): words stand for tokens.
+    let (sim, _) =
+        cfg_bench::sim_server::start(&sim_config(), SocketAddr::from(([127, 0, 0, 1], 0)), None, None).await.unwrap();
+    let sim_endpoint = format!("http://{}/v1/chat/completions", sim.addr);
+    assert_eq!(cfg_bench::prompt::calibrate(&http, &sim_endpoint, Api::Chat, None, "m", &[64]).await, None);
+    sim.task.abort();
+}

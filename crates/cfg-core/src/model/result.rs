@@ -166,6 +166,10 @@ pub struct TokenCounts {
     pub prompt_deviation_pct: f64,
     /// Requests whose stream carried no usage (counted by chunks instead).
     pub requests_without_usage: u64,
+    /// Prompts were sized with the server's `/tokenize` (vLLM), so lengths match
+    /// the targets; otherwise one word stands for one token.
+    #[serde(default)]
+    pub prompts_calibrated: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
