@@ -9,6 +9,7 @@ pub mod report;
 pub mod runner;
 pub mod scrape;
 pub mod serve;
+pub mod shard;
 pub mod sim_server;
 pub mod stats;
 
@@ -67,6 +68,27 @@ pub enum Command {
         /// Skip the single-request check before the warm-up.
         #[arg(long)]
         skip_smoke: bool,
+        /// Run shard I of N (from 0): its share of concurrency, rate and warm-up, its
+        /// own seed stream, and histograms in the result for `cfg-bench merge`.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<shard::Shard>,
+    },
+    /// Combine the results of `run --shard I/N` into one result with exact percentiles.
+    Merge {
+        /// The shard results (all N of them).
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// The settings every shard ran (for the percentiles and the verdict).
+        #[arg(long, short = 'c')]
+        config: PathBuf,
+        /// The server's config.toml (for the verdict's advice).
+        #[arg(long, short = 's')]
+        server: Option<PathBuf>,
+        #[arg(long, short = 'o', default_value = "result.json")]
+        output: PathBuf,
+        /// Also write a self-contained HTML report.
+        #[arg(long)]
+        html: Option<PathBuf>,
     },
     /// One streamed request, printed as it arrives, with failures diagnosed.
     Smoke {
@@ -200,7 +222,19 @@ pub fn read_key(settings: &LoadTestSettings) -> Result<Option<String>, String> {
 
 async fn dispatch(command: Command) -> Result<u8, String> {
     match command {
-        Command::Run { config, server, output, sim, duration, html, runs_dir, no_archive, sla_exit, skip_smoke } => {
+        Command::Run {
+            config,
+            server,
+            output,
+            sim,
+            duration,
+            html,
+            runs_dir,
+            no_archive,
+            sla_exit,
+            skip_smoke,
+            shard,
+        } => {
             run(RunArgs {
                 config,
                 server,
@@ -211,8 +245,12 @@ async fn dispatch(command: Command) -> Result<u8, String> {
                 runs_dir: (!no_archive).then_some(runs_dir),
                 sla_exit,
                 skip_smoke,
+                shard,
             })
             .await
+        }
+        Command::Merge { shards, config, server, output, html } => {
+            merge(&shards, &config, server.as_deref(), &output, html.as_deref())
         }
         Command::Smoke { config } => {
             let (settings, _, _) = match lint_inputs(&config, None) {
@@ -274,6 +312,7 @@ pub struct RunArgs {
     pub runs_dir: Option<PathBuf>,
     pub sla_exit: bool,
     pub skip_smoke: bool,
+    pub shard: Option<shard::Shard>,
 }
 
 async fn run(args: RunArgs) -> Result<u8, String> {
@@ -286,6 +325,17 @@ async fn run(args: RunArgs) -> Result<u8, String> {
     };
     if let Some(d) = args.duration {
         settings.duration_seconds = d;
+    }
+    let base_seed = settings.seed.unwrap_or(0);
+    if let Some(shard) = args.shard {
+        settings = shard.settings(&settings)?;
+        eprintln!(
+            "shard {}/{}: concurrency {}, seed {}",
+            shard.index,
+            shard.count,
+            settings.concurrency,
+            settings.seed.unwrap_or(0)
+        );
     }
     let mut _sim = None;
     let key = if args.sim {
@@ -341,6 +391,7 @@ async fn run(args: RunArgs) -> Result<u8, String> {
         key,
         stop,
         show_progress: true,
+        shard: args.shard.map(|s| (s, base_seed)),
     };
     let result = runner::run(input, live).await;
     let text = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())? + "\n";
@@ -360,6 +411,37 @@ async fn run(args: RunArgs) -> Result<u8, String> {
     }
     let sla_met = result.verdict.as_ref().is_some_and(|v| v.sla_met);
     Ok(if args.sla_exit && !sla_met { 1 } else { 0 })
+}
+
+fn merge(
+    shards: &[PathBuf],
+    settings: &Path,
+    server: Option<&Path>,
+    output: &Path,
+    html: Option<&Path>,
+) -> Result<u8, String> {
+    let (settings, _, config) = match lint_inputs(settings, server) {
+        Ok(v) => v,
+        Err((code, msg)) => {
+            eprintln!("{msg}");
+            return Ok(code);
+        }
+    };
+    let results = shards
+        .iter()
+        .map(|p| serde_json::from_str::<BenchResult>(&read(p)?).map_err(|e| format!("{}: {e}", p.display())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let merged =
+        shard::merge(results, &settings, config.as_ref().map(|(c, _)| c), &runner::percentile_list(&settings))?;
+    let text = serde_json::to_string_pretty(&merged).map_err(|e| e.to_string())? + "\n";
+    std::fs::write(output, text).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    print!("{}", report::summary(&merged));
+    println!("merged {} shards into {}", shards.len(), output.display());
+    if let Some(h) = html {
+        std::fs::write(h, report::html(&merged)).map_err(|e| format!("cannot write {}: {e}", h.display()))?;
+        println!("wrote {}", h.display());
+    }
+    Ok(0)
 }
 
 /// The seed's single-request check: one streamed request, text printed as it

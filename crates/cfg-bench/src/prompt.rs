@@ -210,7 +210,7 @@ pub async fn calibrate(
     Some(words)
 }
 
-const SAMPLES: u64 = 4;
+const SAMPLES: u64 = 12;
 
 fn scale(words: u32, target: u32, counted: u32) -> u32 {
     ((f64::from(words) * f64::from(target) / f64::from(counted.max(1))).round() as u32).max(1)

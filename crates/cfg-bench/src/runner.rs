@@ -28,6 +28,9 @@ pub struct RunInput {
     /// Set by Ctrl-C: stop sending, give in-flight requests a grace period.
     pub stop: Arc<AtomicBool>,
     pub show_progress: bool,
+    /// Set when this process is one shard of a larger run: the shard and the run's seed
+    /// (the settings above already carry this shard's share and seed).
+    pub shard: Option<(crate::shard::Shard, u64)>,
 }
 
 /// Live state shared with the progress line and the browser.
@@ -219,14 +222,18 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         next.store(warmup, Ordering::SeqCst);
     }
 
-    // P99 is always computed: the verdict judges it even when not listed.
-    let mut percentile_list = s.metrics().percentiles.clone();
-    if !percentile_list.contains(&99.0) {
-        percentile_list.push(99.0);
-    }
+    let percentile_list = percentile_list(&s);
     let sla = s.sla.clone().unwrap_or_default();
     let collector = Arc::new(Mutex::new(Collector::new(&class_names, sla.ttft_p99_ms, sla.tpot_p99_ms)));
     let duration = f64::from(s.duration_seconds);
+    // The counters' baseline is read before the first measured request, once the
+    // warm-up's last tokens have reached them: a request already under way at the
+    // first read would be missing from the delta.
+    let metrics = metrics_url(&s);
+    let baseline = match &metrics {
+        Some(u) => settled(&client, u).await,
+        None => None,
+    };
     let started_at = now_rfc3339();
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(duration);
@@ -245,7 +252,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     // Scraper and in-flight sampler, once a second.
     let scrape_task = {
         let (client, stop, live) = (client.clone(), stop.clone(), live.clone());
-        let url = metrics_url(&s);
+        let url = metrics.clone();
         let gpu_url = s.gpu_metrics_url.clone();
         // A local nvidia-smi only describes the server's GPU when the server is here.
         let local_gpu = gpu_url.is_none()
@@ -254,7 +261,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         tokio::spawn(async move {
             let mut points = Vec::new();
             let mut in_flight = Vec::new();
-            let mut first: Option<std::collections::HashMap<String, f64>> = None;
+            let mut first: Option<std::collections::HashMap<String, f64>> = baseline;
             let mut last = None;
             let mut failure: Option<String> = None;
             let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -437,9 +444,11 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     stop.store(true, Ordering::SeqCst);
     let (points, in_flight, first, mut last, failure, url) =
         scrape_task.await.unwrap_or((Vec::new(), Vec::new(), None, None, Some("scraper failed".into()), None));
-    // Requests finishing after the deadline still count: read the counters once more.
+    // Requests finishing after the deadline still count: read the counters once more,
+    // once they have settled (the server may count a request's last tokens just
+    // after it sent them).
     if let Some(u) = &url
-        && let Ok(m) = fetch(&client, u).await
+        && let Some(m) = settled(&client, u).await
     {
         last = Some(m);
     }
@@ -510,6 +519,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
             concurrency,
             arrival: s.arrival.as_ref().map_or("closed".into(), |a| format!("{:?}", a.mode).to_lowercase()),
             seed,
+            shards: None,
         }),
         requests: RequestCounts { total, succeeded, failed: c.overall.failed, warmup, good: c.good },
         e2e_ms: percentiles(&c.overall.e2e, ps),
@@ -544,12 +554,39 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         server,
         timeseries: c.timeseries(&in_flight),
         verdict: None,
+        shard: input.shard.map(|(shard, base_seed)| crate::shard::info(&c, shard, base_seed, open_loop)),
     };
     let cold = cold.lock().expect("not poisoned");
     let cold_start = (cold.0.is_some() || cold.1 > 0)
         .then(|| cfg_core::verdict::ColdStart { first_ttft_ms: cold.0.unwrap_or(0.0), first_failures: cold.1 });
     result.verdict = Some(cfg_core::verdict::judge(&result, &s, config.map(|(c, _)| c), cold_start));
     result
+}
+
+/// The settings' percentiles, plus P99 always: the verdict judges it even when not listed.
+pub fn percentile_list(s: &LoadTestSettings) -> Vec<f64> {
+    let mut list = s.metrics().percentiles.clone();
+    if !list.contains(&99.0) {
+        list.push(99.0);
+    }
+    list
+}
+
+/// The server's metrics once its token counters hold still for 100 ms (at most 2 s).
+async fn settled(client: &reqwest::Client, url: &str) -> Option<std::collections::HashMap<String, f64>> {
+    let counters = |m: &std::collections::HashMap<String, f64>| {
+        (m.get(scrape::PROMPT_TOKENS).copied(), m.get(scrape::GENERATION_TOKENS).copied())
+    };
+    let mut prev = fetch(client, url).await.ok()?;
+    for _ in 0..20 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let Ok(now) = fetch(client, url).await else { return Some(prev) };
+        if counters(&now) == counters(&prev) {
+            return Some(now);
+        }
+        prev = now;
+    }
+    Some(prev)
 }
 
 /// Resolves once Ctrl-C has set the stop flag.

@@ -88,3 +88,106 @@ fn ctrl_c_still_writes_the_result_marked_incomplete() {
     assert!(r["metadata"]["duration_seconds"].as_f64().unwrap() < 30.0);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Three shard processes against one simulator on 127.0.0.1, merged: the counts add
+/// up, every merged percentile lies within the shards' (a percentile of a union
+/// always does), and an incomplete set is refused.
+#[test]
+fn shards_run_side_by_side_and_merge_into_one_result() {
+    let dir = std::env::temp_dir().join(format!("cfg-bench-shards-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut sim = bench()
+        .args(["sim", "--config", "examples/config.toml", "--port", &port.to_string()])
+        .env("VLLM_INTERNAL_KEY", "shard-key")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "the simulator did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let settings = dir.join("settings.json");
+    let text = std::fs::read_to_string(repo().join("tests/bench/quick-settings.json"))
+        .unwrap()
+        .replace("127.0.0.1:8000", &format!("127.0.0.1:{port}"))
+        .replace("../../schemas/", "");
+    std::fs::write(&settings, text).unwrap();
+    let shard_path = |i: u32| dir.join(format!("shard-{i}.json"));
+    let children: Vec<_> = (0..3)
+        .map(|i| {
+            bench()
+                .args(["run", "--config", settings.to_str().unwrap(), "--shard", &format!("{i}/3")])
+                .args(["--duration", "3", "--skip-smoke", "--no-archive", "--output"])
+                .arg(shard_path(i))
+                .env("VLLM_INTERNAL_KEY", "shard-key")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let _ = sim.kill();
+    let _ = sim.wait();
+    let read = |p: &Path| -> serde_json::Value { serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap() };
+    let shards: Vec<serde_json::Value> = (0..3).map(|i| read(&shard_path(i))).collect();
+    let concurrency: Vec<u64> = shards.iter().map(|s| s["metadata"]["concurrency"].as_u64().unwrap()).collect();
+    assert_eq!(concurrency, [6, 5, 5], "16 streams split three ways");
+    let seeds: std::collections::HashSet<u64> =
+        shards.iter().map(|s| s["metadata"]["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds.len(), 3, "each shard has its own seed stream");
+
+    let merged_path = dir.join("merged.json");
+    let mut merge = bench();
+    merge.args(["merge", "--config", settings.to_str().unwrap(), "--output", merged_path.to_str().unwrap()]);
+    let o = merge.args((0..3).map(shard_path)).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let merged = read(&merged_path);
+    let total = |v: &serde_json::Value| v["requests"]["total"].as_u64().unwrap();
+    assert_eq!(total(&merged), shards.iter().map(total).sum::<u64>());
+    assert!(total(&merged) > 30, "{}", total(&merged));
+    assert_eq!(merged["metadata"]["shards"], 3);
+    assert_eq!(merged["metadata"]["concurrency"], 16);
+    assert!(merged.get("shard").is_none());
+    for metric in ["ttft_ms", "tpot_ms", "e2e_ms"] {
+        for p in ["p50", "p95", "p99"] {
+            let of = |v: &serde_json::Value| v[metric][p].as_f64().unwrap();
+            let lo = shards.iter().map(of).fold(f64::MAX, f64::min);
+            let hi = shards.iter().map(of).fold(0.0, f64::max);
+            assert!((lo..=hi).contains(&of(&merged)), "{metric} {p}: {} not in [{lo}, {hi}]", of(&merged));
+        }
+    }
+    let report = cfg_core::lint(
+        &[cfg_core::Input::new(
+            cfg_core::FileKind::Result,
+            "merged.json",
+            std::fs::read_to_string(&merged_path).unwrap(),
+        )],
+        &cfg_core::Options::default(),
+    );
+    assert!(report.diagnostics.is_empty(), "{:#?}", report.diagnostics);
+
+    let mut incomplete = bench();
+    incomplete.args([
+        "merge",
+        "--config",
+        settings.to_str().unwrap(),
+        "--output",
+        dir.join("x.json").to_str().unwrap(),
+    ]);
+    let o = incomplete.args([shard_path(0), shard_path(1)]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("missing shard(s) 2/3"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

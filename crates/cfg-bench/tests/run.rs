@@ -44,6 +44,7 @@ async fn run(s: LoadTestSettings, key: Option<&str>) -> BenchResult {
         key: key.map(str::to_string),
         stop: Arc::new(AtomicBool::new(false)),
         show_progress: false,
+        shard: None,
     };
     runner::run(input, Arc::new(Live::default())).await
 }

@@ -76,6 +76,25 @@ pub struct BenchResult {
     /// The verdict against the SLA, the seed's diagnoses, and the capacity plan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<crate::verdict::Verdict>,
+    /// Present on the result of one shard of a sharded run (`cfg-bench run --shard I/N`):
+    /// what `cfg-bench merge` needs to combine the shards exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardInfo>,
+}
+
+/// One shard of a sharded run.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ShardInfo {
+    /// This shard's index, from 0.
+    pub index: u32,
+    /// How many shards the run has.
+    pub count: u32,
+    /// The run's seed before this shard derived its own stream from it.
+    pub base_seed: u64,
+    /// The latency histograms (microseconds), HdrHistogram V2 + DEFLATE, base64: keyed
+    /// `ttft`, `tpot`, `e2e`, `itl`, `intended_ttft`, `intended_e2e` and
+    /// `class/NAME/ttft` (`tpot`, `e2e`) per request class.
+    pub histograms: IndexMap<String, String>,
 }
 
 fn yes() -> bool {
@@ -119,6 +138,9 @@ pub struct Metadata {
     pub concurrency: u32,
     pub arrival: String,
     pub seed: u64,
+    /// Set on a merged result: how many shards it combines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
