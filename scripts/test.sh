@@ -83,6 +83,11 @@ expect_fail "$VENV/bin/check-jsonschema" --schemafile schemas/settings.schema.js
 expect_fail "$VENV/bin/check-jsonschema" --schemafile schemas/config.schema.json tests/schema-cases/bad-config.toml
 expect_fail "$VENV/bin/taplo" check --no-auto-config --schema "file://$ROOT/schemas/config.schema.json" tests/schema-cases/bad-config.toml
 
+step "the sharded-run Kubernetes manifest has the shape a sharded run needs"
+"$VENV/bin/python" scripts/check_k8s.py deploy/k8s/cfg-bench-shards.yaml
+sed 's/parallelism: 4/parallelism: 2/' deploy/k8s/cfg-bench-shards.yaml >/tmp/cfg-k8s-serial.yaml
+expect_fail "$VENV/bin/python" scripts/check_k8s.py /tmp/cfg-k8s-serial.yaml
+
 step "pre-commit hook, installed by pre-commit itself"
 export PRE_COMMIT_HOME="$CACHE/pre-commit"
 scratch="$(mktemp -d)"
