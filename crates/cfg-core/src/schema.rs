@@ -313,14 +313,33 @@ fn finding_for(
         ValidationErrorKind::PropertyNames { error } => {
             let name = error.instance().as_str().unwrap_or_default().to_string();
             let at = join_pointer(&pointer_tokens(pointer).chain(std::iter::once(name.clone())).collect::<Vec<_>>());
-            Finding::new(
-                INVALID_VALUE.0,
-                INVALID_VALUE.1,
-                Severity::Error,
-                format!("`{name}` is not a valid key in {}", section_name(pointer, in_settings)),
-                target(in_settings, at, true),
-            )
-            .help("percentile keys are written p50, p95, p99, p99.9, ...")
+            let section = section_name(pointer, in_settings);
+            match error.kind() {
+                ValidationErrorKind::MaxLength { limit } | ValidationErrorKind::MinLength { limit } => Finding::new(
+                    OUT_OF_RANGE.0,
+                    OUT_OF_RANGE.1,
+                    Severity::Error,
+                    format!(
+                        "the name `{}` is {} characters long; names in {section} have 1 to {limit} characters",
+                        shorten(&name),
+                        name.chars().count()
+                    ),
+                    target(in_settings, at, true),
+                )
+                .help(if matches!(error.kind(), ValidationErrorKind::MaxLength { .. }) {
+                    "use a shorter name: it labels the class in results, reports and charts"
+                } else {
+                    "give it a name"
+                }),
+                _ => Finding::new(
+                    INVALID_VALUE.0,
+                    INVALID_VALUE.1,
+                    Severity::Error,
+                    format!("`{name}` is not a valid key in {section}"),
+                    target(in_settings, at, true),
+                )
+                .help("percentile keys are written p50, p95, p99, p99.9, ..."),
+            }
         }
         ValidationErrorKind::Pattern { pattern } => {
             let secret = instance.as_str().is_some_and(|v| crate::rules::security::looks_like_secret(v, "").is_some());
@@ -564,6 +583,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// A long name cut to fit a one-line message.
+fn shorten(name: &str) -> String {
+    if name.chars().count() <= 40 { name.to_string() } else { name.chars().take(37).collect::<String>() + "..." }
 }
 
 #[cfg(test)]

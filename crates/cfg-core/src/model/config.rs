@@ -65,7 +65,7 @@ pub struct Server {
 #[serde(untagged)]
 pub enum ServedModelName {
     One(#[schemars(length(min = 1, max = 256))] String),
-    Many(#[schemars(length(min = 1, max = 32))] Vec<String>),
+    Many(#[schemars(length(min = 1, max = 32), inner(length(min = 1, max = 256)))] Vec<String>),
 }
 
 impl ServedModelName {
