@@ -15,6 +15,8 @@ command -v chromium >/dev/null || need_apt+=(chromium)
 command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
 command -v node >/dev/null || need_apt+=(nodejs npm)
 command -v cc >/dev/null || need_apt+=(build-essential)
+# The TLS fault test serves a self-signed certificate with openssl s_server.
+command -v openssl >/dev/null || need_apt+=(openssl)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 if ((${#need_apt[@]})); then
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

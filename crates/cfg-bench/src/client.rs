@@ -90,11 +90,13 @@ pub struct Failure {
     pub kind: String,
     pub message: String,
     pub status: Option<u16>,
+    /// Seconds the server asked to wait (`Retry-After` on a 429 or 503), at most 60.
+    pub retry_after: Option<f64>,
 }
 
 impl Failure {
     fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
-        Failure { kind: kind.into(), message: message.into(), status: None }
+        Failure { kind: kind.into(), message: message.into(), status: None, retry_after: None }
     }
 }
 
@@ -201,9 +203,17 @@ pub async fn send(
         let simulated = resp.headers().get("x-cfg-bench-simulated").is_some();
         let status = resp.status();
         if !status.is_success() {
+            // Retry-After in seconds (the HTTP-date form is rare from inference servers).
+            let retry_after = resp
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok()?.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(|s| s.min(60.0));
             let text = resp.text().await.unwrap_or_default();
             let mut f = Failure::new(format!("http_{}", status.as_u16()), summarize_error_body(&text, status.as_u16()));
             f.status = Some(status.as_u16());
+            f.retry_after = retry_after;
             return Err(f);
         }
         let mut stream = resp.bytes_stream();

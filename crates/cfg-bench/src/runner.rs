@@ -239,11 +239,19 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     let deadline = start + Duration::from_secs_f64(duration);
     let (tx, mut rx) = mpsc::unbounded_channel::<Outcome>();
 
-    // Aggregator.
+    // Aggregator, and the circuit breaker that watches what it aggregates.
+    let tripped: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
     let agg = {
-        let collector = collector.clone();
+        let (collector, stop, tripped) = (collector.clone(), stop.clone(), tripped.clone());
+        let mut breaker = s.circuit_breaker.clone().map(Breaker::new);
         tokio::spawn(async move {
             while let Some(o) = rx.recv().await {
+                if let Some(b) = breaker.as_mut()
+                    && let Some(reason) = b.observe(o.result.is_err())
+                    && !stop.swap(true, Ordering::SeqCst)
+                {
+                    *tripped.lock().expect("not poisoned") = Some(reason);
+                }
                 collector.lock().expect("not poisoned").add(o);
             }
         })
@@ -404,17 +412,27 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
                 while Instant::now() < deadline && !stop.load(Ordering::SeqCst) {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     live.in_flight.fetch_add(1, Ordering::Relaxed);
-                    let cancelled = tokio::select! {
+                    let (cancelled, back_off) = tokio::select! {
                         (class, spec, r, _) = shared.one(i, None) => {
                             let c = &shared.classes[class];
+                            let back_off = r.as_ref().err().and_then(|f| f.retry_after);
                             let _ = tx.send(Outcome { class, at: start.elapsed().as_secs_f64(), result: r, send_delay: None, prompt_target: c.input_tokens, output_target: spec.max_tokens });
-                            false
+                            (false, back_off)
                         }
-                        _ = hard.notified() => true,
+                        _ = hard.notified() => (true, None),
                     };
                     live.in_flight.fetch_sub(1, Ordering::Relaxed);
                     if cancelled {
                         break;
+                    }
+                    // A 429 with Retry-After: this stream waits as asked (a closed loop that
+                    // ignored it would only measure the rate limiter).
+                    if let Some(wait) = back_off {
+                        let until = (Instant::now() + Duration::from_secs_f64(wait)).min(deadline);
+                        tokio::select! {
+                            _ = tokio::time::sleep_until(until.into()) => {}
+                            _ = stopped(&stop) => {}
+                        }
                     }
                 }
             });
@@ -503,6 +521,13 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         gpu_utilization_reason: gpu_reason,
         format_version: 1,
         complete: !interrupted,
+        stopped_reason: interrupted.then(|| {
+            tripped
+                .lock()
+                .expect("not poisoned")
+                .clone()
+                .unwrap_or_else(|| "stopped early (Ctrl-C or a stop request)".into())
+        }),
         simulated: c.simulated,
         metadata: Some(Metadata {
             tool: "cfg-bench".into(),
@@ -561,6 +586,40 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         .then(|| cfg_core::verdict::ColdStart { first_ttft_ms: cold.0.unwrap_or(0.0), first_failures: cold.1 });
     result.verdict = Some(cfg_core::verdict::judge(&result, &s, config.map(|(c, _)| c), cold_start));
     result
+}
+
+/// Trips when more than `error_rate` of the last `window` requests failed.
+struct Breaker {
+    limit: f64,
+    window: usize,
+    recent: std::collections::VecDeque<bool>,
+    failed: usize,
+}
+
+impl Breaker {
+    fn new(c: cfg_core::model::CircuitBreaker) -> Self {
+        let window = c.window.max(1) as usize;
+        Breaker { limit: c.error_rate, window, recent: std::collections::VecDeque::with_capacity(window), failed: 0 }
+    }
+
+    /// Records one finished request; returns the reason once the breaker trips.
+    fn observe(&mut self, failed: bool) -> Option<String> {
+        self.recent.push_back(failed);
+        self.failed += usize::from(failed);
+        if self.recent.len() > self.window {
+            self.failed -= usize::from(self.recent.pop_front().unwrap_or(false));
+        }
+        let rate = self.failed as f64 / self.window as f64;
+        (self.recent.len() == self.window && rate > self.limit).then(|| {
+            format!(
+                "circuit breaker: {} of the last {} requests failed ({:.0}% > {:.0}%)",
+                self.failed,
+                self.window,
+                rate * 100.0,
+                self.limit * 100.0
+            )
+        })
+    }
 }
 
 /// The settings' percentiles, plus P99 always: the verdict judges it even when not listed.

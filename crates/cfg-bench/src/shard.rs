@@ -252,6 +252,10 @@ pub fn merge(
         gpu_utilization_reason: first.gpu_utilization_reason.clone(),
         format_version: first.format_version,
         complete: shards.iter().all(|r| r.complete),
+        stopped_reason: shards.iter().find_map(|r| {
+            let index = r.shard.as_ref().map_or(0, |s| s.index);
+            r.stopped_reason.as_ref().map(|why| format!("shard {index}/{count}: {why}"))
+        }),
         simulated: shards.iter().any(|r| r.simulated),
         metadata,
         requests,

@@ -191,3 +191,76 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+fn start_sim(port: u16) -> std::process::Child {
+    let child = bench()
+        .args(["sim", "--config", "examples/config.toml", "--port", &port.to_string()])
+        .env("VLLM_INTERNAL_KEY", "restart-key")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "the simulator did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
+}
+
+/// The server dies mid-run (SIGKILL: every stream is cut) and comes back on the same
+/// port: the failures land in their classes, the run carries on with the restarted
+/// server, and result.json is written and valid.
+#[test]
+fn a_server_restart_mid_run_is_survived() {
+    let dir = std::env::temp_dir().join(format!("cfg-bench-restart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut sim = start_sim(port);
+    let settings = dir.join("settings.json");
+    let text = std::fs::read_to_string(repo().join("tests/bench/quick-settings.json"))
+        .unwrap()
+        .replace("127.0.0.1:8000", &format!("127.0.0.1:{port}"))
+        .replace("../../schemas/", "")
+        .replace("\"warmup_requests\": 8", "\"warmup_requests\": 0");
+    std::fs::write(&settings, text).unwrap();
+    let out = dir.join("result.json");
+    let runner = bench()
+        .args(["run", "--config", settings.to_str().unwrap(), "--duration", "8", "--skip-smoke", "--no-archive"])
+        .arg("--output")
+        .arg(&out)
+        .env("VLLM_INTERNAL_KEY", "restart-key")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    sim.kill().unwrap();
+    sim.wait().unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    let mut sim = start_sim(port);
+    let o = runner.wait_with_output().unwrap();
+    let _ = sim.kill();
+    let _ = sim.wait();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let r: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(r["complete"], true);
+    assert!(r["requests"]["failed"].as_u64().unwrap() > 0, "the outage shows: {}", r["errors"]);
+    for e in r["errors"].as_array().unwrap() {
+        let kind = e["kind"].as_str().unwrap();
+        assert!(["connection_refused", "connection_reset", "stream_cut"].contains(&kind), "{kind}: {}", e["sample"]);
+    }
+    // Requests succeed again after the restart.
+    let series = r["timeseries"].as_array().unwrap();
+    let late_ok: u64 =
+        series.iter().filter(|p| p["t"].as_f64().unwrap() > 6.0).map(|p| p["completed"].as_u64().unwrap()).sum();
+    assert!(late_ok > 0, "nothing completed after the restart: {series:?}");
+    let report = cfg_core::lint(
+        &[cfg_core::Input::new(cfg_core::FileKind::Result, "result.json", text)],
+        &cfg_core::Options::default(),
+    );
+    assert!(report.diagnostics.is_empty(), "{:#?}", report.diagnostics);
+    let _ = std::fs::remove_dir_all(dir);
+}

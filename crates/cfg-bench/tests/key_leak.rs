@@ -68,3 +68,80 @@ fn a_run_writes_and_prints_nothing_that_contains_the_key() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The web app's side: `cfg-bench serve` runs a simulated test with the key in the
+/// environment; nothing its API answers (info, run list, progress events, result,
+/// comparison) and nothing it writes or prints contains the key.
+#[test]
+fn the_web_api_never_answers_with_the_key() {
+    use std::io::{BufRead, BufReader, Read};
+    let dir = std::env::temp_dir().join(format!("cfg-key-leak-serve-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_cfg-bench"))
+        .current_dir(repo())
+        .env("VLLM_INTERNAL_KEY", KEY)
+        .args(["serve", "--port", &port.to_string(), "--runs-dir"])
+        .arg(dir.join("runs"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(serve.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let token = line.trim().rsplit("#token=").next().unwrap().to_string();
+    assert_eq!(token.len(), 32, "{line}");
+
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let answers = rt.block_on(async {
+        let http = reqwest::Client::new();
+        let base = format!("http://127.0.0.1:{port}");
+        let read = |p: &str| std::fs::read_to_string(repo().join(p)).unwrap();
+        let mut answers = Vec::new();
+        answers
+            .push(http.get(format!("{base}/api/info")).bearer_auth(&token).send().await.unwrap().text().await.unwrap());
+        let body = serde_json::json!({
+            "config": read("examples/config.toml"),
+            "settings": read("tests/bench/quick-settings.json"),
+            "simulate": true,
+            "duration_seconds": 2
+        });
+        let mut ids = Vec::new();
+        for _ in 0..2 {
+            let r = http.post(format!("{base}/api/runs")).bearer_auth(&token).json(&body).send().await.unwrap();
+            let text = r.text().await.unwrap();
+            let id = serde_json::from_str::<serde_json::Value>(&text).unwrap()["id"].as_str().unwrap().to_string();
+            answers.push(text);
+            let events = http.get(format!("{base}/api/runs/{id}/events?token={token}")).send().await.unwrap();
+            answers.push(events.text().await.unwrap());
+            let result = http.get(format!("{base}/api/runs/{id}/result")).bearer_auth(&token).send().await.unwrap();
+            answers.push(result.text().await.unwrap());
+            ids.push(id);
+        }
+        answers
+            .push(http.get(format!("{base}/api/runs")).bearer_auth(&token).send().await.unwrap().text().await.unwrap());
+        let compare = format!("{base}/api/compare?baseline={}&candidate={}", ids[0], ids[1]);
+        answers.push(http.get(compare).bearer_auth(&token).send().await.unwrap().text().await.unwrap());
+        answers
+    });
+    let _ = serve.kill();
+    let _ = serve.wait();
+    let mut printed = String::new();
+    let _ = stdout.read_to_string(&mut printed);
+    let _ = serve.stderr.take().unwrap().read_to_string(&mut printed);
+    assert!(answers.iter().any(|a| a.contains("event: result")), "the runs finished: {answers:?}");
+    for a in &answers {
+        assert!(!a.contains(KEY) && !a.contains("LEAKCANARY"), "an API answer contains the key: {a}");
+    }
+    assert!(!printed.contains("LEAKCANARY"), "the server printed the key");
+    let mut files = Vec::new();
+    files_under(&dir, &mut files);
+    assert!(!files.is_empty(), "the runs were archived");
+    for f in files {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        assert!(!text.contains("LEAKCANARY"), "{} contains the key", f.display());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -178,6 +178,8 @@ async fn every_fault_is_counted_in_its_class_and_the_run_completes() {
     ] {
         cases.push((faulty(mode).await, kind));
     }
+    cases.push((raw("reset").await, "connection_reset"));
+    cases.push((raw("truncated").await, "stream_cut"));
     for (addr, kind) in cases {
         let endpoint = format!("http://{addr}/v1/completions");
         let s = settings(
@@ -194,6 +196,134 @@ async fn every_fault_is_counted_in_its_class_and_the_run_completes() {
         assert!(r.verdict.as_ref().unwrap().findings.iter().any(|f| f.code == "error-rate-high"));
         assert_schema_valid(&r);
     }
+}
+
+/// Faults below HTTP: `reset` reads the request and resets the connection (RST, as a
+/// crashing server or a proxy does); `truncated` promises a body it never finishes.
+async fn raw(mode: &'static str) -> SocketAddr {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 64 * 1024];
+                let _ = sock.read(&mut buf).await;
+                match mode {
+                    "reset" => {
+                        // Zero linger is the point: close with RST, not FIN (it cannot block).
+                        #[allow(deprecated)]
+                        let _ = sock.set_linger(Some(Duration::ZERO));
+                    }
+                    _ => {
+                        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 4096\r\n\r\n";
+                        let _ = sock.write_all(head.as_bytes()).await;
+                        let _ = sock.write_all(b"data: {\"choices\":[{\"index\":0,\"text\":\"hi\"}]}\n\n").await;
+                    }
+                }
+                drop(sock);
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_circuit_breaker_stops_a_failing_run_with_its_reason() {
+    let endpoint = format!("http://{}/v1/completions", faulty("500").await);
+    let s = settings(
+        &endpoint,
+        serde_json::json!({"warmup_requests": 0, "duration_seconds": 60, "concurrency": 2,
+                           "circuit_breaker": {"error_rate": 0.5, "window": 10}}),
+    );
+    let started = std::time::Instant::now();
+    let r = tokio::time::timeout(Duration::from_secs(30), run(s, None)).await.expect("the breaker ends the run");
+    assert!(started.elapsed() < Duration::from_secs(15), "stopped early, not after 60 s");
+    assert!(!r.complete);
+    let reason = r.stopped_reason.as_deref().unwrap();
+    assert!(reason.starts_with("circuit breaker: 10 of the last 10 requests failed (100% > 50%)"), "{reason}");
+    assert!(r.requests.failed >= 10);
+    assert_schema_valid(&r);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_429_with_retry_after_makes_the_stream_wait() {
+    // Retry-After: 1 on every answer: 2 streams over 3 s send about 6 requests, not hundreds.
+    let endpoint = format!("http://{}/v1/completions", faulty("429").await);
+    let s = settings(&endpoint, serde_json::json!({"warmup_requests": 0, "duration_seconds": 3, "concurrency": 2}));
+    let r = run(s, None).await;
+    assert!(r.complete);
+    assert_eq!(r.errors[0].kind, "http_429");
+    assert!((4..=10).contains(&r.requests.total), "{} requests", r.requests.total);
+}
+
+/// A name that does not resolve, without asking any real resolver: the client gets
+/// the resolver's failure exactly as from the system's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unresolvable_host_is_a_dns_error() {
+    struct NoSuchHost;
+    impl reqwest::dns::Resolve for NoSuchHost {
+        fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+            let msg = format!("failed to lookup address information: Name or service not known ({})", name.as_str());
+            Box::pin(async move { Err(msg.into()) })
+        }
+    }
+    let http = reqwest::Client::builder().dns_resolver(Arc::new(NoSuchHost)).build().unwrap();
+    let spec = cfg_bench::client::RequestSpec {
+        model: "m".into(),
+        prompt: "hi".into(),
+        max_tokens: 4,
+        force_output_length: false,
+    };
+    let endpoint = "http://inference.internal.example:8000/v1/completions";
+    let api = cfg_bench::client::Api::Completions;
+    let f =
+        cfg_bench::client::send(&http, endpoint, api, None, &spec, Duration::from_secs(5), |_| {}).await.unwrap_err();
+    assert_eq!(f.kind, "dns", "{f:?}");
+}
+
+/// An https endpoint whose certificate nobody signed: Debian's `openssl s_server` on
+/// 127.0.0.1 with a certificate made for the test.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_certificate_is_a_tls_error() {
+    let dir = std::env::temp_dir().join(format!("cfg-bench-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl is installed (scripts/setup.sh)");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut server = std::process::Command::new("openssl")
+        .args(["s_server", "-quiet", "-www", "-accept", &format!("127.0.0.1:{port}"), "-cert"])
+        .arg(&cert)
+        .arg("-key")
+        .arg(&key)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "openssl s_server did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let endpoint = format!("https://127.0.0.1:{port}/v1/completions");
+    let s = settings(&endpoint, serde_json::json!({"warmup_requests": 0, "duration_seconds": 1, "concurrency": 1}));
+    let r = run(s, None).await;
+    let _ = server.kill();
+    let _ = server.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(r.complete);
+    assert_eq!(r.requests.failed, r.requests.total);
+    assert_eq!(r.errors[0].kind, "tls", "{:?}", r.errors);
+    assert!(r.errors[0].sample.to_lowercase().contains("certificate"), "{}", r.errors[0].sample);
+    assert_schema_valid(&r);
 }
 
 /// A tokenizer unlike the simulator's: three tokens per word plus seven for the chat

@@ -36,6 +36,9 @@ pub struct BenchResult {
     /// False when the run was interrupted (Ctrl-C or an error); the figures cover what ran.
     #[serde(default = "yes")]
     pub complete: bool,
+    /// Why an incomplete run stopped early: Ctrl-C, or the circuit breaker with its figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_reason: Option<String>,
     /// True when the target was cfg-bench's simulator, not a real server.
     #[serde(default)]
     pub simulated: bool,

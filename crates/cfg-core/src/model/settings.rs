@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 pub struct LoadTestSettings {
     /// Path or URL of the JSON Schema for editors; ignored by the tools.
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 2048))]
     pub schema: Option<String>,
     /// The URL under test, an OpenAI-compatible `/v1/chat/completions` or `/v1/completions`.
     /// Load tests should go through the same gateway and auth as production, or the gateway's
@@ -36,7 +37,7 @@ pub struct LoadTestSettings {
     pub duration_seconds: u32,
     /// Weighted request classes; each request draws a class by weight. Weights sum to 1.
     /// Long-tail requests drive P99, so weight short, long and tail classes like the real mix.
-    #[schemars(extend("minProperties" = 1, "maxProperties" = 64))]
+    #[schemars(extend("minProperties" = 1, "maxProperties" = 64, "propertyNames" = {"minLength": 1, "maxLength": 64}))]
     pub request_distribution: IndexMap<String, RequestClass>,
     /// What to record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -85,6 +86,31 @@ pub struct LoadTestSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 2048), regex(pattern = r"^https?://"))]
     pub gpu_metrics_url: Option<String>,
+    /// Stop the run early when the server is failing: without it a dead or overloaded
+    /// endpoint is hammered for the whole duration. Default: off (every error is counted
+    /// and the run goes on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub circuit_breaker: Option<CircuitBreaker>,
+}
+
+/// Stops the run when too many of the latest requests failed; the result is written with
+/// `"complete": false` and the reason in `stopped_reason`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CircuitBreaker {
+    /// Trip when the share of failures among the last `window` requests exceeds this,
+    /// in (0, 1]. Example: 0.5.
+    #[schemars(range(min = 0.0, max = 1.0), extend("exclusiveMinimum" = 0.0), example = 0.5)]
+    pub error_rate: f64,
+    /// How many of the latest finished requests are judged (and how many must have
+    /// finished before the breaker can trip). Default: 20.
+    #[serde(default = "default_breaker_window")]
+    #[schemars(range(min = 1, max = 100_000), extend("default" = 20))]
+    pub window: u32,
+}
+
+fn default_breaker_window() -> u32 {
+    20
 }
 
 /// How requests arrive.
