@@ -220,10 +220,11 @@ pub fn estimate_with(config: &ServerConfig, gpu: &Gpu, arch: &Arch) -> Result<Me
         kv_bytes_per_token_per_layer(arch, tp, config.model.kv_cache_dtype, dtype)? * f64::from(layers_here);
     let block_bytes = per_token * BLOCK_SIZE as f64;
     // One block per worker is held back as the null block.
-    let blocks = if kv > 0.0 { ((kv / block_bytes).floor() as u64).saturating_sub(1) } else { 0 };
+    let blocks = if kv > 0.0 && block_bytes > 0.0 { ((kv / block_bytes).floor() as u64).saturating_sub(1) } else { 0 };
     let capacity = blocks * BLOCK_SIZE;
     let mml = batch.max_model_len;
-    let blocks_per_request = u64::from(mml).div_ceil(BLOCK_SIZE);
+    // A request holds at least one block, even with a (schema-invalid) max_model_len of 0.
+    let blocks_per_request = u64::from(mml).div_ceil(BLOCK_SIZE).max(1);
     Ok(MemoryReport {
         gpu: gpu.name.clone(),
         gpu_total_bytes: total,

@@ -1,0 +1,7 @@
+//! Rendering a config to vLLM's launch: no panic, no hang, no unbounded memory on any input (checks.rs says what holds).
+#![no_main]
+
+#[path = "../checks.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|text: &str| checks::render(text));
