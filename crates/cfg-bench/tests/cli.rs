@@ -98,24 +98,8 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut sim = bench()
-        .args(["sim", "--config", "examples/config.toml", "--port", &port.to_string()])
-        .env("VLLM_INTERNAL_KEY", "shard-key")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "the simulator did not start");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let settings = dir.join("settings.json");
-    let text = std::fs::read_to_string(repo().join("tests/bench/quick-settings.json"))
-        .unwrap()
-        .replace("127.0.0.1:8000", &format!("127.0.0.1:{port}"))
-        .replace("../../schemas/", "");
-    std::fs::write(&settings, text).unwrap();
+    let mut sim = start_sim(port, "shard-key");
+    let settings = quick_settings(&dir, port, 8);
     let shard_path = |i: u32| dir.join(format!("shard-{i}.json"));
     let children: Vec<_> = (0..3)
         .map(|i| {
@@ -192,10 +176,11 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-fn start_sim(port: u16) -> std::process::Child {
+/// The simulator as its own process, on 127.0.0.1:`port`, once it accepts connections.
+fn start_sim(port: u16, key: &str) -> std::process::Child {
     let child = bench()
         .args(["sim", "--config", "examples/config.toml", "--port", &port.to_string()])
-        .env("VLLM_INTERNAL_KEY", "restart-key")
+        .env("VLLM_INTERNAL_KEY", key)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -208,6 +193,18 @@ fn start_sim(port: u16) -> std::process::Child {
     child
 }
 
+/// tests/bench/quick-settings.json pointed at `port`, with `warmup` warm-up requests.
+fn quick_settings(dir: &Path, port: u16, warmup: u32) -> PathBuf {
+    let path = dir.join("settings.json");
+    let text = std::fs::read_to_string(repo().join("tests/bench/quick-settings.json"))
+        .unwrap()
+        .replace("127.0.0.1:8000", &format!("127.0.0.1:{port}"))
+        .replace("../../schemas/", "")
+        .replace("\"warmup_requests\": 8", &format!("\"warmup_requests\": {warmup}"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 /// The server dies mid-run (SIGKILL: every stream is cut) and comes back on the same
 /// port: the failures land in their classes, the run carries on with the restarted
 /// server, and result.json is written and valid.
@@ -217,14 +214,8 @@ fn a_server_restart_mid_run_is_survived() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut sim = start_sim(port);
-    let settings = dir.join("settings.json");
-    let text = std::fs::read_to_string(repo().join("tests/bench/quick-settings.json"))
-        .unwrap()
-        .replace("127.0.0.1:8000", &format!("127.0.0.1:{port}"))
-        .replace("../../schemas/", "")
-        .replace("\"warmup_requests\": 8", "\"warmup_requests\": 0");
-    std::fs::write(&settings, text).unwrap();
+    let mut sim = start_sim(port, "restart-key");
+    let settings = quick_settings(&dir, port, 0);
     let out = dir.join("result.json");
     let runner = bench()
         .args(["run", "--config", settings.to_str().unwrap(), "--duration", "8", "--skip-smoke", "--no-archive"])
@@ -239,7 +230,7 @@ fn a_server_restart_mid_run_is_survived() {
     sim.kill().unwrap();
     sim.wait().unwrap();
     std::thread::sleep(Duration::from_secs(1));
-    let mut sim = start_sim(port);
+    let mut sim = start_sim(port, "restart-key");
     let o = runner.wait_with_output().unwrap();
     let _ = sim.kill();
     let _ = sim.wait();
