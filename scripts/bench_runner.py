@@ -98,13 +98,19 @@ def run_once(bindir, work, concurrency, duration, out_tokens):
         runner = subprocess.Popen(pin(1) + [os.path.join(bindir, "cfg-bench"), "run", "--config", spath, "--output", result,
                                    "--no-archive", "--skip-smoke"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         rss_curve = []
+        cpu_curve = []  # (t, the runner's user+sys seconds so far)
+        ticks = os.sysconf("SC_CLK_TCK")
         while runner.poll() is None:
             time.sleep(1.0)
             try:
                 with open(f"/proc/{runner.pid}/status") as st:
                     kb = next(int(l.split()[1]) for l in st if l.startswith("VmRSS:"))
-                rss_curve.append((round(time.time() - start), kb / 1024.0))
-            except (OSError, StopIteration):
+                with open(f"/proc/{runner.pid}/stat") as st:
+                    fields = st.read().rsplit(")", 1)[1].split()
+                t = round(time.time() - start)
+                rss_curve.append((t, kb / 1024.0))
+                cpu_curve.append((t, (int(fields[11]) + int(fields[12])) / ticks))
+            except (OSError, StopIteration, IndexError, ValueError):
                 pass
         err = runner.stderr.read()
         wall = time.time() - start
@@ -140,7 +146,44 @@ def run_once(bindir, work, concurrency, duration, out_tokens):
         "peak_rss_mib": after.ru_maxrss / 1024.0,
         "wall_s": wall,
         "rss_curve": rss_curve,
+        "cpu_curve": cpu_curve,
+        "timeseries": r["timeseries"],
     }
+
+
+def soak_report(soak, seconds, window):
+    """RSS and CPU per token per window of the soak, and whether memory stayed flat:
+    the last window's RSS at most 10% (and 4 MiB) above the one after warm-up."""
+    tokens_by_t = {}
+    total = 0.0
+    for p in soak["timeseries"]:
+        total += p["output_tokens_per_sec"]
+        tokens_by_t[round(p["t"])] = total
+    rows = []
+    prev_t, prev_cpu, prev_tok = 0, 0.0, 0.0
+    rss = dict(soak["rss_curve"])
+    for t, cpu in soak["cpu_curve"]:
+        if t - prev_t < window and t < soak["cpu_curve"][-1][0]:
+            continue
+        tok = max((v for k, v in tokens_by_t.items() if k <= t), default=0.0)
+        per_token = (cpu - prev_cpu) / max(tok - prev_tok, 1) * 1e6
+        rows.append((t, rss.get(t, float("nan")), per_token))
+        prev_t, prev_cpu, prev_tok = t, cpu, tok
+    lines = [
+        f"soak: 512 streams for {seconds} s, {soak['requests']} requests, {soak['tokens']} tokens, "
+        f"{soak['cpu_us_per_token']:.1f} µs CPU per token overall, {soak['errors']} errors",
+        "",
+        "| t (s) | " + " | ".join(str(t) for t, _, _ in rows) + " |",
+        "|---|" + "---|" * len(rows),
+        "| runner RSS (MiB) | " + " | ".join(f"{m:.1f}" for _, m, _ in rows) + " |",
+        "| CPU per token (µs) | " + " | ".join(f"{c:.1f}" for _, _, c in rows) + " |",
+    ]
+    if not rows:
+        return lines + ["", "no samples: the runner ended at once"], False
+    settled, last = rows[1][1] if len(rows) > 2 else rows[0][1], rows[-1][1]
+    flat = last <= max(settled * 1.10, settled + 4.0)
+    lines += ["", f"memory {'flat' if flat else 'GROWING'}: {settled:.1f} MiB after the first window, {last:.1f} MiB at the end"]
+    return lines, flat
 
 
 def main():
@@ -150,8 +193,21 @@ def main():
     ap.add_argument("--limit-ms", type=float, default=1.0)
     ap.add_argument("--out")
     ap.add_argument("--soak", type=int, default=0, help="also run 512 streams for this many seconds and report the memory curve")
+    ap.add_argument("--soak-only", action="store_true", help="skip the accuracy runs; fail if memory grows during the soak")
+    ap.add_argument("--window", type=int, default=0, help="soak report window in seconds (default: a twelfth of the soak)")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="cfg-bench-bench-")
+    if args.soak_only:
+        if args.soak <= 0:
+            ap.error("--soak-only needs --soak SECONDS")
+        soak = run_once(args.bin, work, 512, args.soak, 32)
+        lines, flat = soak_report(soak, args.soak, args.window or max(1, args.soak // 12))
+        text = "\n".join(lines) + "\n"
+        print(text)
+        if args.out:
+            with open(args.out, "w") as f:
+                f.write(text)
+        return 0 if flat and not soak["errors"] else 1
     duration = 5 if args.quick else 20
     rows = [run_once(args.bin, work, c, duration, 32) for c in (1, 64, 512)]
     lines = [
@@ -181,13 +237,7 @@ def main():
         )
     if args.soak:
         soak = run_once(args.bin, work, 512, args.soak, 32)
-        curve = soak["rss_curve"]
-        step = max(1, len(curve) // 12)
-        lines += ["", f"soak: 512 streams for {args.soak} s, {soak['requests']} requests, {soak['tokens']} tokens, "
-                  f"{soak['cpu_us_per_token']:.1f} µs CPU per token; runner RSS (MiB) over time:", "",
-                  "| t (s) | " + " | ".join(str(t) for t, _ in curve[::step]) + " |",
-                  "|---|" + "---|" * len(curve[::step]),
-                  "| RSS | " + " | ".join(f"{m:.1f}" for _, m in curve[::step]) + " |"]
+        lines += [""] + soak_report(soak, args.soak, args.window or max(1, args.soak // 12))[0]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

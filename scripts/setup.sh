@@ -45,6 +45,13 @@ if ! "$TOOLS/bin/wasm-bindgen" --version 2>/dev/null | grep -q " $WB_VERSION\$";
 fi
 "$TOOLS/bin/wasm-bindgen" --version
 
+# cargo-fuzz for the fuzz smoke pass (run with RUSTC_BOOTSTRAP=1: these machines have
+# one stable toolchain and cannot fetch a nightly).
+if ! "$TOOLS/bin/cargo-fuzz" --version 2>/dev/null | grep -q " 0.13.2\$"; then
+  CARGO_TARGET_DIR="$CACHE/tools-target" cargo install cargo-fuzz --version 0.13.2 --root "$TOOLS"
+fi
+"$TOOLS/bin/cargo-fuzz" --version
+
 # Playwright's driver library only; it uses /usr/bin/chromium, never its own browser.
 NODE_DIR="$CACHE/node"
 # binaryen from npm gives a wasm-opt new enough for wasm-bindgen's output

@@ -113,6 +113,21 @@ for case in good bad; do
 done
 echo "pre-commit: good pair passed, bad pair failed"
 
+step "fuzzing: a short pass of every target over the committed corpus"
+# New inputs go to a scratch folder, so the committed corpus only changes on purpose.
+FUZZ_TARGET_DIR="$CACHE/fuzz-target"
+for target in parse_toml parse_json lint_pair render memory; do
+  fresh="$(mktemp -d)"
+  (cd fuzz && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR="$FUZZ_TARGET_DIR" "$CACHE/tools/bin/cargo-fuzz" run -O "$target" \
+    "$fresh" "corpus/$target" -- -max_total_time="${CFG_FUZZ_SECONDS:-15}" -rss_limit_mb=1024 -timeout=10 \
+    -max_len=16384 -print_final_stats=1) >"$fresh.log" 2>&1 || { tail -n 40 "$fresh.log"; exit 1; }
+  echo "fuzz $target: $(grep -E '^Done' "$fresh.log")"
+  rm -rf "$fresh" "$fresh.log"
+done
+
+step "soak (short): the runner at 512 streams for a minute; its memory must stay flat"
+python3 scripts/bench_runner.py --bin "$BIN" --soak "${CFG_SOAK_SECONDS:-60}" --soak-only --window 10
+
 step "real vLLM (CPU build): rendered launches, predicted refusals, measured numbers"
 # Installs vLLM into the cache on first use (~10 min, 6.7 GB); says "NOT RUN: <reason>"
 # and goes on if the registry or the install fails. CFG_SKIP_VLLM=1 skips it locally.

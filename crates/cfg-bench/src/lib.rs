@@ -420,7 +420,7 @@ fn merge(
     output: &Path,
     html: Option<&Path>,
 ) -> Result<u8, String> {
-    let (settings, _, config) = match lint_inputs(settings, server) {
+    let (settings, settings_text, config) = match lint_inputs(settings, server) {
         Ok(v) => v,
         Err((code, msg)) => {
             eprintln!("{msg}");
@@ -431,6 +431,10 @@ fn merge(
         .iter()
         .map(|p| serde_json::from_str::<BenchResult>(&read(p)?).map_err(|e| format!("{}: {e}", p.display())))
         .collect::<Result<Vec<_>, _>>()?;
+    let sha = runner::sha256(&settings_text);
+    if results.iter().any(|r| r.metadata.as_ref().is_some_and(|m| m.settings_sha256 != sha)) {
+        return Err("the shards ran another settings.json than --config: give the file they ran".into());
+    }
     let merged =
         shard::merge(results, &settings, config.as_ref().map(|(c, _)| c), &runner::percentile_list(&settings))?;
     let text = serde_json::to_string_pretty(&merged).map_err(|e| e.to_string())? + "\n";

@@ -3,9 +3,9 @@
 //! two prompts share a prefix (prefix caching would otherwise flatter TTFT).
 //! The server's `usage` is the truth; the runner reports the deviation.
 //!
-//! A server that offers vLLM's `/tokenize` gets exact lengths instead: before the
-//! run, [`calibrate`] finds for each class the word count that its tokenizer (and
-//! chat template) turns into the class's `input_tokens`.
+//! A server that offers vLLM's `/tokenize` gets lengths that match on average instead:
+//! before the run, [`calibrate`] finds for each class the word count that its tokenizer
+//! (and chat template) turns into the class's `input_tokens`, over 48 sample prompts.
 
 use cfg_core::sim::rng::SplitMix64;
 
@@ -133,12 +133,17 @@ pub fn synthesize(tokens: u32, seed: u64) -> String {
 }
 
 /// Where `/tokenize` lives for an OpenAI-style endpoint: the server root.
+/// Behind a gateway the server root carries a prefix (`/models/llama/v1/...`): it is kept.
 pub fn tokenize_url(endpoint: &str) -> Option<String> {
-    let url = reqwest::Url::parse(endpoint).ok()?;
-    let mut root = url.clone();
-    root.set_path("/tokenize");
-    root.set_query(None);
-    Some(root.to_string())
+    let mut url = reqwest::Url::parse(endpoint).ok()?;
+    let path = url.path().to_string();
+    let root = match path.find("/v1/") {
+        Some(i) => &path[..i],
+        None => path.trim_end_matches('/').rsplit_once('/').map_or("", |(head, _)| head),
+    };
+    url.set_path(&format!("{root}/tokenize"));
+    url.set_query(None);
+    Some(url.to_string())
 }
 
 /// Asks the server how many tokens a request with this prompt has, as the
@@ -189,14 +194,18 @@ pub async fn calibrate(
                     .buffer_unordered(8)
                     .collect()
                     .await;
-                let total: u32 = counts.into_iter().sum::<Option<u32>>()?;
-                Some((f64::from(total) / SAMPLES as f64).round() as u32)
+                let total: u64 = counts.into_iter().map(|c| c.map(u64::from)).sum::<Option<u64>>()?;
+                // A server that counts nothing cannot be calibrated against.
+                (total > 0).then(|| (total as f64 / SAMPLES as f64).round() as u32)
             }
         };
         let target = target.max(1);
+        // Words stay within 1/16 and 16 times the target: a tokenizer outside that is
+        // not counting words, and a prompt of u32::MAX words would not fit in memory.
+        let bound = |w: u32| w.clamp((target / 16).max(1), target.saturating_mul(16));
         let (mut w0, mut c0) = (target, measure(target).await?);
         let mut best = (c0.abs_diff(target), w0);
-        let mut w1 = scale(w0, target, c0);
+        let mut w1 = bound(scale(w0, target, c0));
         for _ in 0..6 {
             if best.0 == 0 || w1 == w0 {
                 break;
@@ -210,6 +219,7 @@ pub async fn calibrate(
             } else {
                 scale(w1, target, c1)
             };
+            let next = bound(next);
             (w0, c0, w1) = (w1, c1, next);
         }
         words.push(best.1);
@@ -240,5 +250,10 @@ mod tests {
             Some("http://127.0.0.1:8000/tokenize")
         );
         assert_eq!(super::tokenize_url("not a url"), None);
+        assert_eq!(
+            super::tokenize_url("https://gw.example/models/llama/v1/chat/completions").as_deref(),
+            Some("https://gw.example/models/llama/tokenize"),
+            "a gateway's prefix is kept"
+        );
     }
 }

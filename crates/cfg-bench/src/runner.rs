@@ -93,12 +93,17 @@ fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
 }
 
+/// The open-loop rate when settings.json gives none.
+pub const DEFAULT_RATE_QPS: f64 = 1.0;
+
 /// The gaps between open-loop arrivals, honouring bursts, up to `duration`.
-pub fn arrival_times(settings: &LoadTestSettings, duration: f64) -> Vec<f64> {
+/// A shard (`offset` = its index / the whole run's rate) starts its constant-rate
+/// clock that far in, so N shards interleave instead of sending together.
+pub fn arrival_times(settings: &LoadTestSettings, duration: f64, offset: f64) -> Vec<f64> {
     let Some(arrival) = &settings.arrival else { return Vec::new() };
-    let rate = arrival.rate_qps.unwrap_or(1.0).max(1e-6);
+    let rate = arrival.rate_qps.unwrap_or(DEFAULT_RATE_QPS).max(1e-6);
     let mut rng = SplitMix64::new(settings.seed.unwrap_or(0) ^ 0xA11A_5EED);
-    let mut t = 0.0;
+    let mut t = if arrival.mode == ArrivalMode::Constant { offset } else { 0.0 };
     let mut out = Vec::new();
     while t < duration && out.len() < 10_000_000 {
         let mult = settings
@@ -246,7 +251,9 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         let mut breaker = s.circuit_breaker.clone().map(Breaker::new);
         tokio::spawn(async move {
             while let Some(o) = rx.recv().await {
+                // Requests draining after the deadline no longer decide whether the run was whole.
                 if let Some(b) = breaker.as_mut()
+                    && Instant::now() < deadline
                     && let Some(reason) = b.observe(o.result.is_err())
                     && !stop.swap(true, Ordering::SeqCst)
                 {
@@ -375,7 +382,14 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     let mut workers = tokio::task::JoinSet::new();
     if open_loop {
         let sem = Arc::new(Semaphore::new(concurrency as usize));
-        let times = arrival_times(&s, duration);
+        let offset = match (input.shard, s.arrival.as_ref()) {
+            (Some((shard, _)), Some(a)) => {
+                let whole_rate = a.rate_qps.unwrap_or(DEFAULT_RATE_QPS).max(1e-6) * f64::from(shard.count);
+                f64::from(shard.index) / whole_rate
+            }
+            _ => 0.0,
+        };
+        let times = arrival_times(&s, duration, offset);
         let total = times.len();
         for (k, at) in times.into_iter().enumerate() {
             // Finished tasks are reaped as we go, so memory stays flat on long runs.
@@ -588,7 +602,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     result
 }
 
-/// Trips when more than `error_rate` of the last `window` requests failed.
+/// Trips when at least `error_rate` of the last `window` requests failed.
 struct Breaker {
     limit: f64,
     window: usize,
@@ -610,9 +624,9 @@ impl Breaker {
             self.failed -= usize::from(self.recent.pop_front().unwrap_or(false));
         }
         let rate = self.failed as f64 / self.window as f64;
-        (self.recent.len() == self.window && rate > self.limit).then(|| {
+        (self.recent.len() == self.window && rate >= self.limit).then(|| {
             format!(
-                "circuit breaker: {} of the last {} requests failed ({:.0}% > {:.0}%)",
+                "circuit breaker: {} of the last {} requests failed ({:.0}%, the limit is {:.0}%)",
                 self.failed,
                 self.window,
                 rate * 100.0,
@@ -631,15 +645,19 @@ pub fn percentile_list(s: &LoadTestSettings) -> Vec<f64> {
     list
 }
 
-/// The server's metrics once its token counters hold still for 100 ms (at most 2 s).
+/// The server's metrics once its token counters hold still for 100 ms, or the latest
+/// read after 3 s (a server with other traffic never holds still).
 async fn settled(client: &reqwest::Client, url: &str) -> Option<std::collections::HashMap<String, f64>> {
     let counters = |m: &std::collections::HashMap<String, f64>| {
         (m.get(scrape::PROMPT_TOKENS).copied(), m.get(scrape::GENERATION_TOKENS).copied())
     };
-    let mut prev = fetch(client, url).await.ok()?;
-    for _ in 0..20 {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+    let mut prev = tokio::time::timeout_at(deadline, fetch(client, url)).await.ok()?.ok()?;
+    while tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        let Ok(now) = fetch(client, url).await else { return Some(prev) };
+        let Some(now) = tokio::time::timeout_at(deadline, fetch(client, url)).await.ok().and_then(Result::ok) else {
+            return Some(prev);
+        };
         if counters(&now) == counters(&prev) {
             return Some(now);
         }

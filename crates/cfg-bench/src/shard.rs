@@ -59,19 +59,20 @@ impl Shard {
 
     /// The settings this shard runs: its share of concurrency, rate and warm-up.
     pub fn settings(self, s: &LoadTestSettings) -> Result<LoadTestSettings, String> {
-        let mut mine = s.clone();
-        mine.concurrency = self.share(s.concurrency);
-        if mine.concurrency == 0 {
+        // Every shard refuses, not only those that would get no stream: a run that
+        // can never be merged must not load the server at all.
+        if s.concurrency < self.count {
             return Err(format!(
                 "concurrency {} cannot be split over {} shards: every shard needs at least one stream",
                 s.concurrency, self.count
             ));
         }
+        let mut mine = s.clone();
+        mine.concurrency = self.share(s.concurrency);
         mine.warmup_requests = s.warmup_requests.map(|w| self.share(w));
-        if let Some(a) = mine.arrival.as_mut()
-            && let Some(q) = a.rate_qps.as_mut()
-        {
-            *q /= f64::from(self.count);
+        if let Some(a) = mine.arrival.as_mut() {
+            // The runner's default rate, split like an explicit one.
+            a.rate_qps = Some(a.rate_qps.unwrap_or(crate::runner::DEFAULT_RATE_QPS) / f64::from(self.count));
         }
         mine.seed = Some(self.seed(s.seed.unwrap_or(0)));
         Ok(mine)
@@ -84,11 +85,35 @@ fn encode(h: &Histogram<u64>) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
+/// A serialized histogram is a few kB; anything near this is not ours.
+const MAX_HISTOGRAM_TEXT: usize = 1 << 20;
+
 fn decode(key: &str, text: &str) -> Result<Histogram<u64>, String> {
+    if text.len() > MAX_HISTOGRAM_TEXT {
+        return Err(format!("histogram `{key}` is {} bytes, more than a shard writes", text.len()));
+    }
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(text)
         .map_err(|e| format!("histogram `{key}` is not base64: {e}"))?;
-    Deserializer::new().deserialize(&mut bytes.as_slice()).map_err(|e| format!("histogram `{key}` is corrupt: {e:?}"))
+    // The V2 header states the payload length; refuse one that the bytes cannot hold
+    // (the decoder would otherwise allocate whatever the header says).
+    if let Some(len) = bytes.get(4..8).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        && len > MAX_HISTOGRAM_TEXT * 8
+    {
+        return Err(format!("histogram `{key}` claims a {len}-byte payload: corrupt"));
+    }
+    let h: Histogram<u64> = Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .map_err(|e| format!("histogram `{key}` is corrupt: {e:?}"))?;
+    let reference = histogram_like_the_runner();
+    if (h.low(), h.high(), h.sigfig()) != (reference.low(), reference.high(), reference.sigfig()) {
+        return Err(format!("histogram `{key}` has other bounds than cfg-bench records with"));
+    }
+    Ok(h)
+}
+
+fn histogram_like_the_runner() -> Histogram<u64> {
+    crate::stats::histogram()
 }
 
 /// What a shard's result carries for the merge.
@@ -130,6 +155,16 @@ pub fn merge(
     let indices: Vec<u32> = shards.iter().filter_map(|r| r.shard.as_ref().map(|s| s.index)).collect();
     if shards.iter().any(|r| r.shard.as_ref().is_some_and(|s| s.count != count)) {
         return Err("the shards come from runs with different shard counts".into());
+    }
+    if count == 0 || count > MAX_SHARDS || indices.iter().any(|&i| i >= count) {
+        return Err(format!("shard numbers out of range: indices {indices:?} of {count}"));
+    }
+    if shards.len() > count as usize {
+        return Err(format!("{} results for a run of {count} shards: a shard appears twice", shards.len()));
+    }
+    let keys = |r: &BenchResult| r.shard.as_ref().map(|s| s.histograms.keys().cloned().collect::<Vec<_>>());
+    if shards.iter().any(|r| keys(r) != keys(&shards[0])) {
+        return Err("the shards carry different histograms (different request classes or arrival modes)".into());
     }
     if indices != (0..count).collect::<Vec<_>>() {
         let missing: Vec<String> =

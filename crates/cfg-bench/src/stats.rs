@@ -8,7 +8,7 @@ use cfg_core::model::{ClassResult, ErrorClass, Percentiles, TimePoint};
 use cfg_core::sim::nearest_rank;
 
 /// Latencies are recorded in microseconds, 3 significant digits, up to 1 hour.
-fn histogram() -> Histogram<u64> {
+pub fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds")
 }
 

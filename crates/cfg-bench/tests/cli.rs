@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+mod common;
+use common::Reap;
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -98,7 +101,7 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut sim = start_sim(port, "shard-key");
+    let sim = start_sim(port, "shard-key");
     let settings = quick_settings(&dir, port, 8);
     let shard_path = |i: u32| dir.join(format!("shard-{i}.json"));
     let children: Vec<_> = (0..3)
@@ -118,8 +121,7 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
         let o = c.wait_with_output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
-    let _ = sim.kill();
-    let _ = sim.wait();
+    drop(sim);
     let read = |p: &Path| -> serde_json::Value { serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap() };
     let shards: Vec<serde_json::Value> = (0..3).map(|i| read(&shard_path(i))).collect();
     let concurrency: Vec<u64> = shards.iter().map(|s| s["metadata"]["concurrency"].as_u64().unwrap()).collect();
@@ -177,14 +179,16 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
 }
 
 /// The simulator as its own process, on 127.0.0.1:`port`, once it accepts connections.
-fn start_sim(port: u16, key: &str) -> std::process::Child {
-    let child = bench()
-        .args(["sim", "--config", "examples/config.toml", "--port", &port.to_string()])
-        .env("VLLM_INTERNAL_KEY", key)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+fn start_sim(port: u16, key: &str) -> Reap {
+    let child = Reap(
+        bench()
+            .args(["sim", "--config", "examples/config.toml", "--port", &port.to_string()])
+            .env("VLLM_INTERNAL_KEY", key)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(std::time::Instant::now() < deadline, "the simulator did not start");
@@ -214,7 +218,7 @@ fn a_server_restart_mid_run_is_survived() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut sim = start_sim(port, "restart-key");
+    let sim = start_sim(port, "restart-key");
     let settings = quick_settings(&dir, port, 0);
     let out = dir.join("result.json");
     let runner = bench()
@@ -227,13 +231,10 @@ fn a_server_restart_mid_run_is_survived() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_secs(3));
-    sim.kill().unwrap();
-    sim.wait().unwrap();
+    drop(sim); // SIGKILL: every open stream is cut
     std::thread::sleep(Duration::from_secs(1));
-    let mut sim = start_sim(port, "restart-key");
+    let _sim = start_sim(port, "restart-key");
     let o = runner.wait_with_output().unwrap();
-    let _ = sim.kill();
-    let _ = sim.wait();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(&out).unwrap();
     let r: serde_json::Value = serde_json::from_str(&text).unwrap();

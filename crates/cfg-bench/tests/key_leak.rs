@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 const KEY: &str = "sk-LEAKCANARY-0123456789abcdefDEADBEEF";
 
 fn repo() -> PathBuf {
@@ -79,16 +81,18 @@ fn the_web_api_never_answers_with_the_key() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut serve = Command::new(env!("CARGO_BIN_EXE_cfg-bench"))
-        .current_dir(repo())
-        .env("VLLM_INTERNAL_KEY", KEY)
-        .args(["serve", "--port", &port.to_string(), "--runs-dir"])
-        .arg(dir.join("runs"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(serve.stdout.take().unwrap());
+    let mut serve = common::Reap(
+        Command::new(env!("CARGO_BIN_EXE_cfg-bench"))
+            .current_dir(repo())
+            .env("VLLM_INTERNAL_KEY", KEY)
+            .args(["serve", "--port", &port.to_string(), "--runs-dir"])
+            .arg(dir.join("runs"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdout = BufReader::new(serve.0.stdout.take().unwrap());
     let mut line = String::new();
     stdout.read_line(&mut line).unwrap();
     let token = line.trim().rsplit("#token=").next().unwrap().to_string();
@@ -126,11 +130,11 @@ fn the_web_api_never_answers_with_the_key() {
         answers.push(http.get(compare).bearer_auth(&token).send().await.unwrap().text().await.unwrap());
         answers
     });
-    let _ = serve.kill();
-    let _ = serve.wait();
+    let mut stderr = serve.0.stderr.take().unwrap();
+    drop(serve);
     let mut printed = String::new();
     let _ = stdout.read_to_string(&mut printed);
-    let _ = serve.stderr.take().unwrap().read_to_string(&mut printed);
+    let _ = stderr.read_to_string(&mut printed);
     assert!(answers.iter().any(|a| a.contains("event: result")), "the runs finished: {answers:?}");
     for a in &answers {
         assert!(!a.contains(KEY) && !a.contains("LEAKCANARY"), "an API answer contains the key: {a}");

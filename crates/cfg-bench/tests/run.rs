@@ -15,6 +15,8 @@ use cfg_bench::runner::{self, Live, RunInput};
 use cfg_core::model::{BenchResult, LoadTestSettings, ServerConfig};
 use cfg_core::{FileKind, Input, Options};
 
+mod common;
+
 fn settings(endpoint: &str, extra: serde_json::Value) -> LoadTestSettings {
     let mut v = serde_json::json!({
         "endpoint": endpoint,
@@ -241,7 +243,10 @@ async fn the_circuit_breaker_stops_a_failing_run_with_its_reason() {
     assert!(started.elapsed() < Duration::from_secs(15), "stopped early, not after 60 s");
     assert!(!r.complete);
     let reason = r.stopped_reason.as_deref().unwrap();
-    assert!(reason.starts_with("circuit breaker: 10 of the last 10 requests failed (100% > 50%)"), "{reason}");
+    assert!(
+        reason.starts_with("circuit breaker: 10 of the last 10 requests failed (100%, the limit is 50%)"),
+        "{reason}"
+    );
     assert!(r.requests.failed >= 10);
     assert_schema_valid(&r);
 }
@@ -298,16 +303,18 @@ async fn a_bad_certificate_is_a_tls_error() {
         .expect("openssl is installed (scripts/setup.sh)");
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut server = std::process::Command::new("openssl")
-        .args(["s_server", "-quiet", "-www", "-accept", &format!("127.0.0.1:{port}"), "-cert"])
-        .arg(&cert)
-        .arg("-key")
-        .arg(&key)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let _server = common::Reap(
+        std::process::Command::new("openssl")
+            .args(["s_server", "-quiet", "-www", "-accept", &format!("127.0.0.1:{port}"), "-cert"])
+            .arg(&cert)
+            .arg("-key")
+            .arg(&key)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(std::time::Instant::now() < deadline, "openssl s_server did not start");
@@ -316,8 +323,6 @@ async fn a_bad_certificate_is_a_tls_error() {
     let endpoint = format!("https://127.0.0.1:{port}/v1/completions");
     let s = settings(&endpoint, serde_json::json!({"warmup_requests": 0, "duration_seconds": 1, "concurrency": 1}));
     let r = run(s, None).await;
-    let _ = server.kill();
-    let _ = server.wait();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(r.complete);
     assert_eq!(r.requests.failed, r.requests.total);

@@ -24,6 +24,9 @@ pub enum Missing {
     Gpu,
     /// An architecture field the formula needs, by its config.json name.
     Architecture(&'static str),
+    /// A value the formula cannot use: not finite, or outside its range (the schema
+    /// reports it; the estimate refuses rather than printing infinities).
+    Value(&'static str),
 }
 
 /// The breakdown for one GPU, in bytes unless named otherwise.
@@ -205,10 +208,16 @@ pub fn estimate_with(config: &ServerConfig, gpu: &Gpu, arch: &Arch) -> Result<Me
     arch.hidden_size.ok_or(Missing::Architecture("hidden_size"))?;
 
     let total = gpu.memory_gib * GIB;
+    if !(total.is_finite() && total > 0.0) {
+        return Err(Missing::Value("memory_gib"));
+    }
     let util = config.gpu_memory_utilization();
+    if !(util.is_finite() && util > 0.0 && util <= 1.0) {
+        return Err(Missing::Value("gpu_memory_utilization"));
+    }
     let budget = (total * util).ceil();
     let bpp = weight_bytes_per_param(config, arch, dtype);
-    let weights = params * bpp / f64::from(tp * pp);
+    let weights = params * bpp / (f64::from(tp) * f64::from(pp));
     let activation =
         Allowances::activation_bytes(arch, &batch, tp, dtype.bytes()).ok_or(Missing::Architecture("hidden_size"))?;
     let non_torch = Allowances::non_torch_bytes(tp, pp);
@@ -221,7 +230,7 @@ pub fn estimate_with(config: &ServerConfig, gpu: &Gpu, arch: &Arch) -> Result<Me
     let block_bytes = per_token * BLOCK_SIZE as f64;
     // One block per worker is held back as the null block.
     let blocks = if kv > 0.0 && block_bytes > 0.0 { ((kv / block_bytes).floor() as u64).saturating_sub(1) } else { 0 };
-    let capacity = blocks * BLOCK_SIZE;
+    let capacity = blocks.saturating_mul(BLOCK_SIZE);
     let mml = batch.max_model_len;
     // A request holds at least one block, even with a (schema-invalid) max_model_len of 0.
     let blocks_per_request = u64::from(mml).div_ceil(BLOCK_SIZE).max(1);

@@ -319,11 +319,15 @@ fn finding_for(
                     OUT_OF_RANGE.0,
                     OUT_OF_RANGE.1,
                     Severity::Error,
-                    format!(
-                        "the name `{}` is {} characters long; names in {section} have 1 to {limit} characters",
-                        shorten(&name),
-                        name.chars().count()
-                    ),
+                    if matches!(error.kind(), ValidationErrorKind::MaxLength { .. }) {
+                        format!(
+                            "the name `{}` is {} characters long; names in {section} have at most {limit}",
+                            shorten(&name),
+                            name.chars().count()
+                        )
+                    } else {
+                        format!("an empty name in {section}: names have at least {limit} character")
+                    },
                     target(in_settings, at, true),
                 )
                 .help(if matches!(error.kind(), ValidationErrorKind::MaxLength { .. }) {

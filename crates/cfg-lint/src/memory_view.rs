@@ -74,6 +74,7 @@ pub fn run(
                 "the model's `{f}` is unknown: add it under [model.architecture] or pass --model-config config.json"
             )
         }
+        Err(Missing::Value(f)) => format!("`{f}` is not a usable number: fix it first"),
         Ok(_) => "memory could not be estimated".to_string(),
     })?;
     if format == Format::Json {

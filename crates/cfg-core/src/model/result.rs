@@ -191,8 +191,9 @@ pub struct TokenCounts {
     pub prompt_deviation_pct: f64,
     /// Requests whose stream carried no usage (counted by chunks instead).
     pub requests_without_usage: u64,
-    /// Prompts were sized with the server's `/tokenize` (vLLM), so lengths match
-    /// the targets; otherwise one word stands for one token.
+    /// Prompts were sized with the server's `/tokenize` (vLLM), so their lengths match
+    /// the targets on average (`prompt_deviation_pct` says how well); otherwise one
+    /// word stands for one token.
     #[serde(default)]
     pub prompts_calibrated: bool,
 }

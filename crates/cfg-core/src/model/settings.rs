@@ -98,7 +98,7 @@ pub struct LoadTestSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CircuitBreaker {
-    /// Trip when the share of failures among the last `window` requests exceeds this,
+    /// Trip when the share of failures among the last `window` requests reaches this,
     /// in (0, 1]. Example: 0.5.
     #[schemars(range(min = 0.0, max = 1.0), extend("exclusiveMinimum" = 0.0), example = 0.5)]
     pub error_rate: f64,

@@ -48,6 +48,7 @@ pub fn instance(config: &ServerConfig) -> Result<Instance, String> {
         memory::Missing::Architecture(f) => {
             format!("the simulator needs the model's `{f}`: use a catalog model or add [model.architecture]")
         }
+        memory::Missing::Value(f) => format!("`{f}` is not a usable number: run `cfg-lint check`"),
     })?;
     if !report.fits() {
         return Err(format!(

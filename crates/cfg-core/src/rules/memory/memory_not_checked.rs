@@ -37,6 +37,11 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
             format!("add `{field}` under `[model.architecture]` (from the model's config.json), or use `--model-config config.json`"),
             "/model/name",
         ),
+        Missing::Value(field) => (
+            format!("GPU memory fit not checked: `{field}` is not a usable number"),
+            format!("give `{field}` a finite value in its range (the schema error above says which)"),
+            if *field == "memory_gib" { "/hardware/memory_gib" } else { "/model/gpu_memory_utilization" },
+        ),
     };
     out.push(RULE.finding(message, Target::Config(pointer.into())).help(help));
 }
