@@ -72,6 +72,11 @@ pub enum Command {
         /// own seed stream, and histograms in the result for `cfg-bench merge`.
         #[arg(long, value_name = "I/N")]
         shard: Option<shard::Shard>,
+        /// Runner threads (default: one per core). Use 1 when the server shares this
+        /// machine's CPU: each extra thread's wake-ups steal time from it (a CPU vLLM
+        /// served 1.5x more with one runner thread than with two, in tests/e2e-vllm).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: Option<u16>,
     },
     /// Combine the results of `run --shard I/N` into one result with exact percentiles.
     Merge {
@@ -161,7 +166,11 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Command::Run { threads: Some(n), .. } = &cli.command {
+        builder.worker_threads(usize::from(*n));
+    }
+    let rt = builder.enable_all().build().expect("tokio runtime");
     let code = rt.block_on(async {
         match dispatch(cli.command).await {
             Ok(code) => code,
@@ -234,6 +243,7 @@ async fn dispatch(command: Command) -> Result<u8, String> {
             sla_exit,
             skip_smoke,
             shard,
+            threads: _,
         } => {
             run(RunArgs {
                 config,

@@ -223,6 +223,7 @@ fn a_server_restart_mid_run_is_survived() {
     let out = dir.join("result.json");
     let runner = bench()
         .args(["run", "--config", settings.to_str().unwrap(), "--duration", "8", "--skip-smoke", "--no-archive"])
+        .args(["--threads", "1"])
         .arg("--output")
         .arg(&out)
         .env("VLLM_INTERNAL_KEY", "restart-key")
