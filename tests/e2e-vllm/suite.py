@@ -84,8 +84,17 @@ atexit.register(stop_all)
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 
-def http(url: str, key: str | None = None, timeout: float = 5.0) -> tuple[int, str]:
-    req = urllib.request.Request(url)
+def config_int(config: Path, key: str) -> int:
+    """The integer `key = N` in one of the suite's configs."""
+    return int(re.search(rf"^{key} = (\d+)", config.read_text(), re.M).group(1))
+
+
+def http(url: str, key: str | None = None, timeout: float = 5.0, body: dict | None = None) -> tuple[int, str]:
+    """GET, or POST of `body` as JSON; (0, reason) when nothing answers."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method="GET" if body is None else "POST")
+    if body is not None:
+        req.add_header("Content-Type", "application/json")
     if key is not None:
         req.add_header("Authorization", f"Bearer {key}")
     try:
@@ -187,7 +196,7 @@ class Env:
         """Starts vLLM exactly as `cfg-lint render` says, in the model's parent folder
         (configs name the model by the relative path `tiny-llama`)."""
         rendered = self.render(config, form)
-        port = int(re.search(r"^port = (\d+)", config.read_text(), re.M).group(1))
+        port = config_int(config, "port")
         # A server left over from an interrupted run would answer for this one.
         if http(f"http://127.0.0.1:{port}/health", timeout=1)[0] != 0:
             raise RuntimeError(f"port {port} already answers: stop the server left on it first")
@@ -270,7 +279,7 @@ def vllm_error(text: str) -> str:
 def check_serving(env: Env, server: Server, config: Path) -> list[str]:
     """What a rendered launch must give: the served name and max_model_len, 401 without
     or with a wrong key, and /metrics. Returns the failures."""
-    want_len = int(re.search(r"^max_model_len = (\d+)", config.read_text(), re.M).group(1))
+    want_len = config_int(config, "max_model_len")
     failures = []
     status, body = http(server.base + "/v1/models", env.key)
     if status != 200:
@@ -296,16 +305,11 @@ def check_serving(env: Env, server: Server, config: Path) -> list[str]:
 def oversized_max_tokens(env: Env, server: Server, config: Path) -> str:
     """Settles what the references disagree on: does vLLM clamp a max_tokens beyond the
     context (the 0.33 reference) or refuse it (the 0.32 recipe)?"""
-    mml = int(re.search(r"^max_model_len = (\d+)", config.read_text(), re.M).group(1))
-    body = json.dumps({"model": "tiny", "messages": [{"role": "user", "content": "hi"}], "max_tokens": mml + 1000}).encode()
-    req = urllib.request.Request(server.base + "/v1/chat/completions", data=body, method="POST")
-    req.add_header("Authorization", f"Bearer {env.key}")
-    req.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            status, text = r.status, r.read().decode("utf-8", "replace")
-    except urllib.error.HTTPError as e:
-        status, text = e.code, e.read().decode("utf-8", "replace")
+    mml = config_int(config, "max_model_len")
+    body = {"model": "tiny", "messages": [{"role": "user", "content": "hi"}], "max_tokens": mml + 1000}
+    status, text = http(server.base + "/v1/chat/completions", env.key, timeout=60, body=body)
+    if status == 0:
+        raise RuntimeError(f"the server did not answer a max_tokens probe: {text}")
     what = "clamps it (answers 200)" if status == 200 else f"refuses it with HTTP {status}"
     try:
         message = json.loads(text)["error"]["message"].split(". ")[0]
@@ -433,11 +437,11 @@ def part3(env: Env, server: Server, config: Path) -> tuple[list[str], list[str]]
 def template_tokens(server: Server) -> int:
     """Tokens the chat template adds around a user message, from vLLM's /tokenize:
     vllm bench's random prompts are that much shorter, so both tools send `isl` in all."""
-    body = json.dumps({"model": "tiny", "messages": [{"role": "user", "content": ""}], "add_generation_prompt": True}).encode()
-    req = urllib.request.Request(server.base + "/tokenize", data=body, method="POST")
-    req.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return int(json.loads(r.read())["count"])
+    body = {"model": "tiny", "messages": [{"role": "user", "content": ""}], "add_generation_prompt": True}
+    status, text = http(server.base + "/tokenize", timeout=30, body=body)
+    if status != 200:
+        raise RuntimeError(f"/tokenize answered {status}: {text[:200]}")
+    return int(json.loads(text)["count"])
 
 
 def vllm_bench(env: Env, server: Server, n: int, concurrency: int, isl: int, osl: int, out: Path) -> dict:

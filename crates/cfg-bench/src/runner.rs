@@ -96,12 +96,17 @@ fn now_rfc3339() -> String {
 /// The open-loop rate when settings.json gives none.
 pub const DEFAULT_RATE_QPS: f64 = 1.0;
 
+/// The open-loop rate this process sends at.
+fn open_loop_rate(arrival: &cfg_core::model::Arrival) -> f64 {
+    arrival.rate_qps.unwrap_or(DEFAULT_RATE_QPS).max(1e-6)
+}
+
 /// The gaps between open-loop arrivals, honouring bursts, up to `duration`.
-/// A shard (`offset` = its index / the whole run's rate) starts its constant-rate
-/// clock that far in, so N shards interleave instead of sending together.
+/// A constant-rate clock starts `offset` seconds in (a shard's slot, see
+/// [`crate::shard::Shard::arrival_offset`]).
 pub fn arrival_times(settings: &LoadTestSettings, duration: f64, offset: f64) -> Vec<f64> {
     let Some(arrival) = &settings.arrival else { return Vec::new() };
-    let rate = arrival.rate_qps.unwrap_or(DEFAULT_RATE_QPS).max(1e-6);
+    let rate = open_loop_rate(arrival);
     let mut rng = SplitMix64::new(settings.seed.unwrap_or(0) ^ 0xA11A_5EED);
     let mut t = if arrival.mode == ArrivalMode::Constant { offset } else { 0.0 };
     let mut out = Vec::new();
@@ -172,6 +177,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     let api = Api::from_endpoint(&s.endpoint);
     let targets: Vec<u32> = classes.iter().map(|c| c.input_tokens).collect();
     let calibrated = prompt::calibrate(&client, &s.endpoint, api, input.key.as_deref(), &s.model, &targets).await;
+    let prompts_calibrated = calibrated.is_some();
     if let Some(words) = &calibrated
         && input.show_progress
     {
@@ -186,7 +192,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         client: client.clone(),
         endpoint: s.endpoint.clone(),
         api,
-        prompt_words: calibrated.clone().unwrap_or(targets),
+        prompt_words: calibrated.unwrap_or(targets),
         key: input.key.clone(),
         timeout: Duration::from_secs_f64(s.request_timeout_seconds.unwrap_or(300.0)),
         settings: s.clone(),
@@ -383,10 +389,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     if open_loop {
         let sem = Arc::new(Semaphore::new(concurrency as usize));
         let offset = match (input.shard, s.arrival.as_ref()) {
-            (Some((shard, _)), Some(a)) => {
-                let whole_rate = a.rate_qps.unwrap_or(DEFAULT_RATE_QPS).max(1e-6) * f64::from(shard.count);
-                f64::from(shard.index) / whole_rate
-            }
+            (Some((shard, _)), Some(a)) => shard.arrival_offset(open_loop_rate(a)),
             _ => 0.0,
         };
         let times = arrival_times(&s, duration, offset);
@@ -586,7 +589,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
                 0.0
             },
             requests_without_usage: c.without_usage,
-            prompts_calibrated: calibrated.is_some(),
+            prompts_calibrated,
         },
         per_class: c.per_class(ps, window),
         errors: c.error_classes(),

@@ -77,6 +77,12 @@ impl Shard {
         mine.seed = Some(self.seed(s.seed.unwrap_or(0)));
         Ok(mine)
     }
+
+    /// Where this shard's constant-rate clock starts, given its own rate: its slot
+    /// among the whole run's arrivals, so N shards interleave instead of sending together.
+    pub fn arrival_offset(self, shard_rate: f64) -> f64 {
+        f64::from(self.index) / (shard_rate * f64::from(self.count))
+    }
 }
 
 fn encode(h: &Histogram<u64>) -> String {
@@ -105,15 +111,10 @@ fn decode(key: &str, text: &str) -> Result<Histogram<u64>, String> {
     let h: Histogram<u64> = Deserializer::new()
         .deserialize(&mut bytes.as_slice())
         .map_err(|e| format!("histogram `{key}` is corrupt: {e:?}"))?;
-    let reference = histogram_like_the_runner();
-    if (h.low(), h.high(), h.sigfig()) != (reference.low(), reference.high(), reference.sigfig()) {
+    if (h.low(), h.high(), h.sigfig()) != crate::stats::BOUNDS {
         return Err(format!("histogram `{key}` has other bounds than cfg-bench records with"));
     }
     Ok(h)
-}
-
-fn histogram_like_the_runner() -> Histogram<u64> {
-    crate::stats::histogram()
 }
 
 /// What a shard's result carries for the merge.

@@ -8,8 +8,10 @@ use cfg_core::model::{ClassResult, ErrorClass, Percentiles, TimePoint};
 use cfg_core::sim::nearest_rank;
 
 /// Latencies are recorded in microseconds, 3 significant digits, up to 1 hour.
+pub const BOUNDS: (u64, u64, u8) = (1, 3_600_000_000, 3);
+
 pub fn histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds")
+    Histogram::new_with_bounds(BOUNDS.0, BOUNDS.1, BOUNDS.2).expect("valid bounds")
 }
 
 fn record(h: &mut Histogram<u64>, seconds: f64) {

@@ -97,10 +97,8 @@ fn ctrl_c_still_writes_the_result_marked_incomplete() {
 /// always does), and an incomplete set is refused.
 #[test]
 fn shards_run_side_by_side_and_merge_into_one_result() {
-    let dir = std::env::temp_dir().join(format!("cfg-bench-shards-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let dir = common::scratch("shards");
+    let port = common::free_port();
     let sim = start_sim(port, "shard-key");
     let settings = quick_settings(&dir, port, 8);
     let shard_path = |i: u32| dir.join(format!("shard-{i}.json"));
@@ -214,10 +212,8 @@ fn quick_settings(dir: &Path, port: u16, warmup: u32) -> PathBuf {
 /// server, and result.json is written and valid.
 #[test]
 fn a_server_restart_mid_run_is_survived() {
-    let dir = std::env::temp_dir().join(format!("cfg-bench-restart-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let dir = common::scratch("restart");
+    let port = common::free_port();
     let sim = start_sim(port, "restart-key");
     let settings = quick_settings(&dir, port, 0);
     let out = dir.join("result.json");

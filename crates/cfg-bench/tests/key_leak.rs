@@ -25,9 +25,7 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn a_run_writes_and_prints_nothing_that_contains_the_key() {
-    let dir = std::env::temp_dir().join(format!("cfg-key-leak-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("key-leak");
     let out = Command::new(env!("CARGO_BIN_EXE_cfg-bench"))
         .current_dir(repo())
         .env("VLLM_INTERNAL_KEY", KEY)
@@ -77,10 +75,8 @@ fn a_run_writes_and_prints_nothing_that_contains_the_key() {
 #[test]
 fn the_web_api_never_answers_with_the_key() {
     use std::io::{BufRead, BufReader, Read};
-    let dir = std::env::temp_dir().join(format!("cfg-key-leak-serve-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let dir = common::scratch("key-leak-serve");
+    let port = common::free_port();
     let mut serve = common::Reap(
         Command::new(env!("CARGO_BIN_EXE_cfg-bench"))
             .current_dir(repo())

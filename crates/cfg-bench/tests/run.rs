@@ -291,8 +291,7 @@ async fn an_unresolvable_host_is_a_dns_error() {
 /// 127.0.0.1 with a certificate made for the test.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_certificate_is_a_tls_error() {
-    let dir = std::env::temp_dir().join(format!("cfg-bench-tls-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("tls");
     let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
     let made = std::process::Command::new("openssl")
         .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout"])
@@ -302,7 +301,7 @@ async fn a_bad_certificate_is_a_tls_error() {
         .output()
         .expect("openssl is installed (scripts/setup.sh)");
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = common::free_port();
     let _server = common::Reap(
         std::process::Command::new("openssl")
             .args(["s_server", "-quiet", "-www", "-accept", &format!("127.0.0.1:{port}"), "-cert"])
