@@ -85,7 +85,7 @@ impl Shard {
     }
 }
 
-fn encode(h: &Histogram<u64>) -> String {
+fn encode(h: &Histogram<u32>) -> String {
     let mut bytes = Vec::new();
     V2DeflateSerializer::new().serialize(h, &mut bytes).expect("serializing into memory does not fail");
     base64::engine::general_purpose::STANDARD.encode(bytes)
@@ -94,7 +94,7 @@ fn encode(h: &Histogram<u64>) -> String {
 /// A serialized histogram is a few kB; anything near this is not ours.
 const MAX_HISTOGRAM_TEXT: usize = 1 << 20;
 
-fn decode(key: &str, text: &str) -> Result<Histogram<u64>, String> {
+fn decode(key: &str, text: &str) -> Result<Histogram<u32>, String> {
     if text.len() > MAX_HISTOGRAM_TEXT {
         return Err(format!("histogram `{key}` is {} bytes, more than a shard writes", text.len()));
     }
@@ -108,7 +108,7 @@ fn decode(key: &str, text: &str) -> Result<Histogram<u64>, String> {
     {
         return Err(format!("histogram `{key}` claims a {len}-byte payload: corrupt"));
     }
-    let h: Histogram<u64> = Deserializer::new()
+    let h: Histogram<u32> = Deserializer::new()
         .deserialize(&mut bytes.as_slice())
         .map_err(|e| format!("histogram `{key}` is corrupt: {e:?}"))?;
     if (h.low(), h.high(), h.sigfig()) != crate::stats::BOUNDS {
@@ -182,7 +182,7 @@ pub fn merge(
     }
 
     // Histograms: decoded and added key by key.
-    let mut hist: IndexMap<String, Histogram<u64>> = IndexMap::new();
+    let mut hist: IndexMap<String, Histogram<u32>> = IndexMap::new();
     for r in &shards {
         for (key, text) in &r.shard.as_ref().expect("checked above").histograms {
             let h = decode(key, text)?;
@@ -365,8 +365,8 @@ mod tests {
     #[test]
     fn merged_percentiles_equal_one_histogram_of_all_samples() {
         let mut rng = SplitMix64::new(42);
-        let mut whole = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
-        let mut parts: Vec<Histogram<u64>> = (0..3).map(|_| whole.clone()).collect();
+        let mut whole = crate::stats::histogram();
+        let mut parts: Vec<Histogram<u32>> = (0..3).map(|_| whole.clone()).collect();
         for i in 0..30_000u64 {
             // A long-tailed latency in microseconds: 1 ms to about 20 s.
             let us = 1_000 + (rng.next_u64() % 1_000) * (rng.next_u64() % 20_000) / 1_000 * (1 + i % 7);
