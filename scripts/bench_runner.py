@@ -4,6 +4,10 @@
 accuracy: at 1, 64 and 512 concurrent streams, the runner's TTFT and TPOT
   percentiles against what the simulator's --trace says it did for the same
   requests (first token sent - request received; (last - first) / (n - 1)).
+  "Received" is the kernel's receive stamp of the request's first bytes at the
+  simulator; the table also shows how long requests then waited for a handler
+  (the simulator's own read queue, which a client sees and a handler-timed
+  trace would hide).
 overhead: CPU time (user + sys) of the runner process per streamed token at
   high concurrency, and its peak resident memory, for a longer run.
 
@@ -62,7 +66,7 @@ def percentile(values, p):
     return v[k - 1]
 
 
-def run_once(bindir, work, concurrency, duration, out_tokens):
+def run_once(bindir, work, concurrency, duration, out_tokens, transport="auto", shared_core=False):
     port = free_port()
     cfg = os.path.join(work, f"config-{concurrency}.toml")
     with open(cfg, "w") as f:
@@ -95,8 +99,8 @@ def run_once(bindir, work, concurrency, duration, out_tokens):
         wait_for(port)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.time()
-        runner = subprocess.Popen(pin(1) + [os.path.join(bindir, "cfg-bench"), "run", "--config", spath, "--output", result,
-                                   "--no-archive", "--skip-smoke"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        runner = subprocess.Popen(pin(0 if shared_core else 1) + [os.path.join(bindir, "cfg-bench"), "run", "--config", spath, "--output", result,
+                                   "--no-archive", "--skip-smoke", "--transport", transport], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         rss_curve = []
         cpu_curve = []  # (t, the runner's user+sys seconds so far)
         ticks = os.sysconf("SC_CLK_TCK")
@@ -122,13 +126,14 @@ def run_once(bindir, work, concurrency, duration, out_tokens):
         sim.wait()
     with open(result) as f:
         r = json.load(f)
-    server_ttft, server_tpot = [], []
+    server_ttft, server_tpot, server_wait = [], [], []
     with open(trace) as f:
         traced = sorted((json.loads(line) for line in f), key=lambda t: t["received"])
     # The warm-up finishes before the measured phase starts: drop it.
     for t in traced[concurrency:]:
         if True:
             server_ttft.append((t["first_token_sent"] - t["received"]) * 1000)
+            server_wait.append((t["handled"] - t["received"]) * 1000)
             if t["output_tokens"] > 1:
                 server_tpot.append((t["last_token_sent"] - t["first_token_sent"]) * 1000 / (t["output_tokens"] - 1))
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -140,6 +145,7 @@ def run_once(bindir, work, concurrency, duration, out_tokens):
         "errors": r["requests"]["failed"],
         "client": {k: (r["ttft_ms"][f"p{k}"], r["tpot_ms"][f"p{k}"]) for k in (50, 90, 99)},
         "server": {k: (percentile(server_ttft, k), percentile(server_tpot, k)) for k in (50, 90, 99)},
+        "server_wait": {k: percentile(server_wait, k) for k in (50, 99)},
         "cpu_s": cpu,
         "tokens": tokens,
         "cpu_us_per_token": cpu / max(tokens, 1) * 1e6,
@@ -194,6 +200,9 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--soak", type=int, default=0, help="also run 512 streams for this many seconds and report the memory curve")
     ap.add_argument("--soak-only", action="store_true", help="skip the accuracy runs; fail if memory grows during the soak")
+    ap.add_argument("--transport", default="auto", choices=["auto", "reqwest"], help="cfg-bench run --transport")
+    ap.add_argument("--shared-core", action="store_true",
+                    help="pin the runner to the simulator's core: a runner that must wait for the CPU")
     ap.add_argument("--window", type=int, default=0, help="soak report window in seconds (default: a twelfth of the soak)")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="cfg-bench-bench-")
@@ -209,12 +218,12 @@ def main():
                 f.write(text)
         return 0 if flat and not soak["errors"] else 1
     duration = 5 if args.quick else 20
-    rows = [run_once(args.bin, work, c, duration, 32) for c in (1, 64, 512)]
+    rows = [run_once(args.bin, work, c, duration, 32, args.transport, args.shared_core) for c in (1, 64, 512)]
     lines = [
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; runs of {duration} s; simulator and runner on one machine",
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; runs of {duration} s; simulator and runner on {'one core' if args.shared_core else 'one machine, a core each'}; --transport {args.transport}",
         "",
-        "| streams | requests | TTFT p50 client / server (ms) | TTFT p99 client / server | TPOT p50 client / server | TPOT p99 client / server | max abs diff (ms) |",
-        "|---|---|---|---|---|---|---|",
+        "| streams | requests | TTFT p50 client / server (ms) | TTFT p99 client / server | TPOT p50 client / server | TPOT p99 client / server | max abs diff (ms) | simulator's read queue p50 / p99 |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     worst = 0.0
     for row in rows:
@@ -228,7 +237,7 @@ def main():
         worst = max(worst, max(diffs))
         fmt = lambda c, s: f"{c:.2f} / {s:.2f}"  # noqa: E731
         lines.append(
-            f"| {row['concurrency']} | {row['requests']} | {fmt(*cells[0][2:])} | {fmt(*cells[2][2:])} | {fmt(*cells[1][2:])} | {fmt(*cells[3][2:])} | {max(diffs):.2f} |"
+            f"| {row['concurrency']} | {row['requests']} | {fmt(*cells[0][2:])} | {fmt(*cells[2][2:])} | {fmt(*cells[1][2:])} | {fmt(*cells[3][2:])} | {max(diffs):.2f} | {row['server_wait'][50]:.2f} / {row['server_wait'][99]:.2f} |"
         )
     lines += ["", "| streams | output tokens | runner CPU (user+sys) | CPU per token | runner peak RSS |", "|---|---|---|---|---|"]
     for row in rows:

@@ -1,6 +1,11 @@
 //! One streamed request against an OpenAI-compatible endpoint, timed the way
 //! `vllm bench serve` times it, with every failure sorted into a class.
 
+mod direct;
+
+pub use direct::Resolver;
+
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -95,7 +100,7 @@ pub struct Failure {
 }
 
 impl Failure {
-    fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
         Failure { kind: kind.into(), message: message.into(), status: None, retry_after: None }
     }
 }
@@ -186,9 +191,156 @@ impl SseReader {
     }
 }
 
+/// How requests reach the endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Transport {
+    /// cfg-bench's own client for `http://` endpoints (kernel receive timestamps),
+    /// reqwest for `https://` and whenever a proxy is configured.
+    #[default]
+    Auto,
+    /// reqwest for everything: chunks timed when reqwest hands them over.
+    Reqwest,
+}
+
+/// The HTTP clients a run uses: reqwest always (TLS, proxies, `/metrics`,
+/// `/tokenize`), and the direct client for plain-http streams.
+#[derive(Clone)]
+pub struct Http {
+    reqwest: reqwest::Client,
+    direct: Option<Arc<direct::Client>>,
+}
+
+impl Http {
+    /// The direct client serves plain-http endpoints unless a proxy is set in the
+    /// environment (reqwest honours `http_proxy` and `NO_PROXY`; the direct client does not).
+    pub fn new(reqwest: reqwest::Client, transport: Transport) -> Http {
+        let proxied = ["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
+        let direct = (transport == Transport::Auto && !proxied).then(|| Arc::new(direct::Client::new()));
+        Http { reqwest, direct }
+    }
+
+    /// The direct client resolves names with `resolver` (tests use it so that no
+    /// real resolver is asked).
+    pub fn with_resolver(reqwest: reqwest::Client, resolver: direct::Resolver) -> Http {
+        Http { reqwest, direct: Some(Arc::new(direct::Client::with_resolver(resolver))) }
+    }
+
+    pub fn reqwest(&self) -> &reqwest::Client {
+        &self.reqwest
+    }
+
+    fn direct_for(&self, endpoint: &reqwest::Url) -> Option<&Arc<direct::Client>> {
+        self.direct.as_ref().filter(|_| endpoint.scheme() == "http")
+    }
+
+    /// How chunk arrivals are timed for `endpoint`: `kernel` or `user`.
+    pub fn clock(&self, endpoint: &str) -> &'static str {
+        match reqwest::Url::parse(endpoint) {
+            Ok(url) if self.direct_for(&url).is_some() => "kernel",
+            _ => "user",
+        }
+    }
+}
+
+/// A response from either client, read the same way.
+enum Response {
+    Direct(direct::Response),
+    Reqwest(std::pin::Pin<Box<dyn futures_util::Stream<Item = reqwest::Result<Vec<u8>>> + Send>>),
+}
+
+impl Response {
+    /// The next body bytes into `out`, and when they arrived.
+    async fn chunk(&mut self, out: &mut Vec<u8>) -> Option<Result<Instant, Failure>> {
+        match self {
+            Response::Direct(r) => r.chunk(out).await,
+            Response::Reqwest(stream) => {
+                let item = stream.next().await?;
+                // Timestamp on arrival, before any parsing.
+                let arrived = Instant::now();
+                Some(match item {
+                    Ok(bytes) => {
+                        *out = bytes;
+                        Ok(arrived)
+                    }
+                    Err(e) => {
+                        let mut f = classify(&e);
+                        if f.kind == "request" || f.kind == "connection_reset" {
+                            f.kind = "stream_cut".into();
+                        }
+                        Err(f)
+                    }
+                })
+            }
+        }
+    }
+}
+
+/// Status and headers the runner reads, the same from either client.
+struct Head {
+    status: u16,
+    simulated: bool,
+    retry_after: Option<String>,
+    /// The time latencies count from.
+    sent_at: Instant,
+}
+
+/// Sends the request; on a non-2xx answer, the failure with the body's message.
+async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> Result<(Head, Response), Failure> {
+    let url =
+        reqwest::Url::parse(endpoint).map_err(|e| Failure::new("request", format!("bad endpoint {endpoint}: {e}")))?;
+    if let Some(direct) = http.direct_for(&url) {
+        let bytes = serde_json::to_vec(body).map_err(|e| Failure::new("request", e.to_string()))?;
+        let resp = direct.post(&url, key, &bytes).await?;
+        let head = Head {
+            status: resp.status(),
+            simulated: resp.header("x-cfg-bench-simulated").is_some(),
+            retry_after: resp.header("retry-after").map(str::to_string),
+            sent_at: resp.sent_at(),
+        };
+        if !(200..300).contains(&head.status) {
+            return Err(http_failure(&head, &resp.text().await));
+        }
+        return Ok((head, Response::Direct(resp)));
+    }
+    let sent_at = Instant::now();
+    let mut req = http.reqwest.post(url).json(body);
+    if let Some(k) = key {
+        req = req.bearer_auth(k);
+    }
+    let resp = req.send().await.map_err(|e| classify(&e))?;
+    let head = Head {
+        status: resp.status().as_u16(),
+        simulated: resp.headers().get("x-cfg-bench-simulated").is_some(),
+        retry_after: resp.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()).map(str::to_string),
+        sent_at,
+    };
+    if !resp.status().is_success() {
+        return Err(http_failure(&head, &resp.text().await.unwrap_or_default()));
+    }
+    let stream = resp.bytes_stream().map(|r| r.map(|b| b.to_vec()));
+    Ok((head, Response::Reqwest(Box::pin(stream))))
+}
+
+fn http_failure(head: &Head, body: &str) -> Failure {
+    // Retry-After in seconds on 429 and 503 (the HTTP-date form is rare from
+    // inference servers).
+    let retry_after = matches!(head.status, 429 | 503)
+        .then_some(head.retry_after.as_deref())
+        .flatten()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(|s| s.min(60.0));
+    let mut f = Failure::new(format!("http_{}", head.status), summarize_error_body(body, head.status));
+    f.status = Some(head.status);
+    f.retry_after = retry_after;
+    f
+}
+
 /// Sends one request and times it. `on_text` sees each piece of text as it arrives.
 pub async fn send(
-    client: &reqwest::Client,
+    http: &Http,
     endpoint: &str,
     api: Api,
     key: Option<&str>,
@@ -196,49 +348,18 @@ pub async fn send(
     timeout: Duration,
     mut on_text: impl FnMut(&str),
 ) -> Result<Timing, Failure> {
-    let start = Instant::now();
     let work = async {
-        let mut req = client.post(endpoint).json(&body(api, spec));
-        if let Some(k) = key {
-            req = req.bearer_auth(k);
-        }
-        let resp = req.send().await.map_err(|e| classify(&e))?;
-        let simulated = resp.headers().get("x-cfg-bench-simulated").is_some();
-        let status = resp.status();
-        if !status.is_success() {
-            // Retry-After in seconds on 429 and 503 (the HTTP-date form is rare from
-            // inference servers).
-            let asks_to_wait = matches!(status.as_u16(), 429 | 503);
-            let retry_after = asks_to_wait
-                .then(|| resp.headers().get(reqwest::header::RETRY_AFTER))
-                .flatten()
-                .and_then(|v| v.to_str().ok()?.trim().parse::<f64>().ok())
-                .filter(|s| s.is_finite() && *s >= 0.0)
-                .map(|s| s.min(60.0));
-            let text = resp.text().await.unwrap_or_default();
-            let mut f = Failure::new(format!("http_{}", status.as_u16()), summarize_error_body(&text, status.as_u16()));
-            f.status = Some(status.as_u16());
-            f.retry_after = retry_after;
-            return Err(f);
-        }
-        let mut stream = resp.bytes_stream();
+        let (head, mut resp) = open(http, endpoint, key, &body(api, spec)).await?;
+        let since_sent = |at: Instant| at.saturating_duration_since(head.sent_at).as_secs_f64();
         let mut sse = SseReader::default();
-        let mut timing = Timing { simulated, ..Default::default() };
+        let mut timing = Timing { simulated: head.simulated, ..Default::default() };
         let mut last_content: Option<f64> = None;
         let mut last_data: Option<f64> = None;
         let mut chunks = 0u32;
         let mut done = false;
-        while let Some(item) = stream.next().await {
-            // Timestamp on arrival, before any parsing: the runner's own work
-            // must not show in the latencies.
-            let arrived = start.elapsed().as_secs_f64();
-            let bytes = item.map_err(|e| {
-                let mut f = classify(&e);
-                if f.kind == "request" || f.kind == "connection_reset" {
-                    f.kind = "stream_cut".into();
-                }
-                f
-            })?;
+        let mut bytes = Vec::new();
+        while let Some(item) = resp.chunk(&mut bytes).await {
+            let arrived = since_sent(item?);
             for data in sse.feed(&bytes) {
                 last_data = Some(arrived);
                 if data == "[DONE]" {
@@ -257,12 +378,11 @@ pub async fn send(
                     Api::Completions => c.text.as_deref(),
                 });
                 if let Some(text) = piece.filter(|t| !t.is_empty()) {
-                    let now = arrived;
                     match last_content {
-                        None => timing.ttft = now,
-                        Some(prev) => timing.itl.push(now - prev),
+                        None => timing.ttft = arrived,
+                        Some(prev) => timing.itl.push(arrived - prev),
                     }
-                    last_content = Some(now);
+                    last_content = Some(arrived);
                     chunks += 1;
                     on_text(text);
                     if timing.text.len() < 4096 {
@@ -288,7 +408,7 @@ pub async fn send(
             return Err(Failure::new("empty_response", "the stream finished without any content"));
         }
         // E2E ends at the last data line, as vllm bench serve measures it.
-        timing.e2e = last_data.unwrap_or_else(|| start.elapsed().as_secs_f64());
+        timing.e2e = last_data.unwrap_or_else(|| since_sent(Instant::now()));
         if !timing.usage_reported {
             timing.output_tokens = chunks;
         }

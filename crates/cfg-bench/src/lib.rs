@@ -7,6 +7,7 @@ pub mod client;
 pub mod prompt;
 pub mod report;
 pub mod runner;
+pub mod rx_stamp;
 pub mod scrape;
 pub mod serve;
 pub mod shard;
@@ -77,6 +78,11 @@ pub enum Command {
         /// served 1.5x more with one runner thread than with two, in tests/e2e-vllm).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
         threads: Option<u16>,
+        /// `auto`: cfg-bench's own HTTP/1.1 client for http:// endpoints, timing each
+        /// chunk by the kernel's receive timestamp, and reqwest for https:// or behind a
+        /// proxy; `reqwest`: reqwest everywhere, chunks timed when it hands them over.
+        #[arg(long, value_enum, default_value = "auto")]
+        transport: client::Transport,
     },
     /// Combine the results of `run --shard I/N` into one result with exact percentiles.
     Merge {
@@ -244,6 +250,7 @@ async fn dispatch(command: Command) -> Result<u8, String> {
             skip_smoke,
             shard,
             threads: _,
+            transport,
         } => {
             run(RunArgs {
                 config,
@@ -256,6 +263,7 @@ async fn dispatch(command: Command) -> Result<u8, String> {
                 sla_exit,
                 skip_smoke,
                 shard,
+                transport,
             })
             .await
         }
@@ -271,7 +279,7 @@ async fn dispatch(command: Command) -> Result<u8, String> {
                 }
             };
             let key = read_key(&settings)?;
-            Ok(if smoke(&settings, key.as_deref(), true).await { 0 } else { 1 })
+            Ok(if smoke(&settings, key.as_deref(), true, client::Transport::Auto).await { 0 } else { 1 })
         }
         Command::Sim { config, host, port, trace, sweep, settings } => {
             sim(&config, &host, port, trace, sweep, settings.as_deref()).await
@@ -323,6 +331,7 @@ pub struct RunArgs {
     pub sla_exit: bool,
     pub skip_smoke: bool,
     pub shard: Option<shard::Shard>,
+    pub transport: client::Transport,
 }
 
 async fn run(args: RunArgs) -> Result<u8, String> {
@@ -370,7 +379,7 @@ async fn run(args: RunArgs) -> Result<u8, String> {
     } else {
         read_key(&settings)?
     };
-    if !args.skip_smoke && !smoke(&settings, key.as_deref(), false).await {
+    if !args.skip_smoke && !smoke(&settings, key.as_deref(), false, args.transport).await {
         eprintln!("the single-request check failed: not starting the load test");
         return Ok(1);
     }
@@ -402,6 +411,7 @@ async fn run(args: RunArgs) -> Result<u8, String> {
         stop,
         show_progress: true,
         shard: args.shard.map(|s| (s, base_seed)),
+        transport: args.transport,
     };
     let result = runner::run(input, live).await;
     let text = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())? + "\n";
@@ -460,8 +470,14 @@ fn merge(
 
 /// The seed's single-request check: one streamed request, text printed as it
 /// arrives, failures diagnosed in the seed's order.
-pub async fn smoke(settings: &LoadTestSettings, key: Option<&str>, print_text: bool) -> bool {
+pub async fn smoke(
+    settings: &LoadTestSettings,
+    key: Option<&str>,
+    print_text: bool,
+    transport: client::Transport,
+) -> bool {
     let client = reqwest::Client::new();
+    let http = client::Http::new(client.clone(), transport);
     let api = client::Api::from_endpoint(&settings.endpoint);
     let spec = client::RequestSpec {
         model: settings.model.clone(),
@@ -470,7 +486,7 @@ pub async fn smoke(settings: &LoadTestSettings, key: Option<&str>, print_text: b
         force_output_length: false,
     };
     let mut out = std::io::stdout();
-    let r = client::send(&client, &settings.endpoint, api, key, &spec, Duration::from_secs(120), |t| {
+    let r = client::send(&http, &settings.endpoint, api, key, &spec, Duration::from_secs(120), |t| {
         if print_text {
             let _ = write!(out, "{t}");
             let _ = out.flush();

@@ -31,6 +31,7 @@ pub struct RunInput {
     /// Set when this process is one shard of a larger run: the shard and the run's seed
     /// (the settings above already carry this shard's share and seed).
     pub shard: Option<(crate::shard::Shard, u64)>,
+    pub transport: client::Transport,
 }
 
 /// Live state shared with the progress line and the browser.
@@ -138,7 +139,7 @@ pub fn arrival_times(settings: &LoadTestSettings, duration: f64, offset: f64) ->
 type Sent = (usize, RequestSpec, Result<client::Timing, client::Failure>, Option<f64>);
 
 struct Shared {
-    client: reqwest::Client,
+    http: client::Http,
     endpoint: String,
     api: Api,
     key: Option<String>,
@@ -156,8 +157,8 @@ impl Shared {
     async fn one(&self, i: u64, intended: Option<Instant>) -> Sent {
         let (class, spec) = spec_for(&self.settings, &self.classes, &self.prompt_words, self.seed, i);
         let delay = intended.map(|t| t.elapsed().as_secs_f64());
-        let r = client::send(&self.client, &self.endpoint, self.api, self.key.as_deref(), &spec, self.timeout, |_| {})
-            .await;
+        let r =
+            client::send(&self.http, &self.endpoint, self.api, self.key.as_deref(), &spec, self.timeout, |_| {}).await;
         (class, spec, r, delay)
     }
 }
@@ -188,8 +189,9 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
             .collect();
         eprintln!("prompts sized by the server's /tokenize: {}", pairs.join(", "));
     }
+    let http = client::Http::new(client.clone(), input.transport);
     let shared = Arc::new(Shared {
-        client: client.clone(),
+        http,
         endpoint: s.endpoint.clone(),
         api,
         prompt_words: calibrated.unwrap_or(targets),
@@ -562,6 +564,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
             arrival: s.arrival.as_ref().map_or("closed".into(), |a| format!("{:?}", a.mode).to_lowercase()),
             seed,
             shards: None,
+            timestamps: Some(shared.http.clock(&s.endpoint).into()),
         }),
         requests: RequestCounts { total, succeeded, failed: c.overall.failed, warmup, good: c.good },
         e2e_ms: percentiles(&c.overall.e2e, ps),

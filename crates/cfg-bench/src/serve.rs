@@ -234,6 +234,7 @@ async fn start_run(State(state): State<Arc<AppState>>, Json(body): Json<StartRun
             stop,
             show_progress: false,
             shard: None,
+            transport: crate::client::Transport::Auto,
         };
         let r = runner::run(input, live).await;
         let _ = crate::archive::store(&runs_dir, &r, &settings_text, config.as_ref().map(|(_, t)| t.as_str()));

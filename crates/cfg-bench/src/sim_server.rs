@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -18,6 +18,8 @@ use cfg_core::model::ServerConfig;
 use cfg_core::sim::engine::{Engine, EngineConfig, EngineRequest, TokenEvent};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+
+mod arrival;
 
 pub const SIMULATED_HEADER: &str = "x-cfg-bench-simulated";
 
@@ -36,7 +38,7 @@ struct Tracer {
     trace: Option<Arc<Mutex<std::fs::File>>>,
     started: Instant,
     id: u64,
-    received: f64,
+    arrived: Arrived,
     prompt_tokens: u32,
     first: Option<f64>,
     last: Option<f64>,
@@ -54,7 +56,7 @@ impl Tracer {
             Piece::Other => {}
             Piece::Done { tokens } => {
                 if let Some(f) = &self.trace {
-                    let line = json!({"id": self.id, "received": self.received, "first_token_sent": self.first, "last_token_sent": self.last, "prompt_tokens": self.prompt_tokens, "output_tokens": tokens});
+                    let line = json!({"id": self.id, "received": self.arrived.received, "handled": self.arrived.handled, "first_token_sent": self.first, "last_token_sent": self.last, "prompt_tokens": self.prompt_tokens, "output_tokens": tokens});
                     let _ = writeln!(f.lock().expect("not poisoned"), "{line}");
                 }
             }
@@ -164,12 +166,9 @@ pub async fn start(
         .with_state(state);
     let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| format!("cannot listen on {bind}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    // Without TCP_NODELAY, Nagle and delayed ACKs hold small SSE chunks for ~40 ms.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp: &mut tokio::net::TcpStream| {
-        let _ = tcp.set_nodelay(true);
-    });
+    let listener = arrival::StampedListener(listener);
     let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
+        let _ = axum::serve(listener, app.into_make_service_with_connect_info::<arrival::Arrival>()).await;
     });
     Ok((SimHandle { addr, task }, notes))
 }
@@ -263,8 +262,8 @@ async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     ([(SIMULATED_HEADER, "true"), ("content-type", "text/plain; version=0.0.4")], body).into_response()
 }
 
-/// Reads the JSON body after noting when the request arrived, so the trace's
-/// `received` includes reading and parsing the body, as a server would count it.
+/// Reads the JSON body (after the arrival is noted: the trace counts reading and
+/// parsing it, as a server would).
 async fn read_json(req: axum::extract::Request) -> Result<Value, Response> {
     let bytes = axum::body::to_bytes(req.into_body(), 16 << 20)
         .await
@@ -275,16 +274,35 @@ async fn read_json(req: axum::extract::Request) -> Result<Value, Response> {
 
 /// What both generation routes do first: note the arrival, check the key
 /// (before reading the body, as vLLM answers 401 first), read the JSON.
-async fn accept(state: &AppState, headers: &HeaderMap, req: axum::extract::Request) -> Result<(Value, f64), Response> {
-    let received = state.started.elapsed().as_secs_f64();
+async fn accept(
+    state: &AppState,
+    arrival: &arrival::Arrival,
+    headers: &HeaderMap,
+    req: axum::extract::Request,
+) -> Result<(Value, Arrived), Response> {
+    let handled = state.started.elapsed().as_secs_f64();
+    let received = arrival.take().map_or(handled, |at| at.saturating_duration_since(state.started).as_secs_f64());
     if !authorized(state, headers) {
         return Err(unauthorized());
     }
-    Ok((read_json(req).await?, received))
+    Ok((read_json(req).await?, Arrived { received: received.min(handled), handled }))
 }
 
-async fn chat(state: State<Arc<AppState>>, headers: HeaderMap, req: axum::extract::Request) -> Response {
-    let (body, received) = match accept(&state, &headers, req).await {
+/// When a request reached the socket and when its handler began, in seconds
+/// since the simulator started.
+#[derive(Debug, Clone, Copy)]
+struct Arrived {
+    received: f64,
+    handled: f64,
+}
+
+async fn chat(
+    state: State<Arc<AppState>>,
+    ConnectInfo(arrival): ConnectInfo<arrival::Arrival>,
+    headers: HeaderMap,
+    req: axum::extract::Request,
+) -> Response {
+    let (body, arrived) = match accept(&state, &arrival, &headers, req).await {
         Ok(v) => v,
         Err(r) => return r,
     };
@@ -293,16 +311,21 @@ async fn chat(state: State<Arc<AppState>>, headers: HeaderMap, req: axum::extrac
         .and_then(Value::as_array)
         .map(|msgs| msgs.iter().filter_map(|m| m.get("content").and_then(Value::as_str)).collect::<Vec<_>>().join(" "))
         .unwrap_or_default();
-    generate(state, body, prompt, true, received).await
+    generate(state, body, prompt, true, arrived).await
 }
 
-async fn completions(state: State<Arc<AppState>>, headers: HeaderMap, req: axum::extract::Request) -> Response {
-    let (body, received) = match accept(&state, &headers, req).await {
+async fn completions(
+    state: State<Arc<AppState>>,
+    ConnectInfo(arrival): ConnectInfo<arrival::Arrival>,
+    headers: HeaderMap,
+    req: axum::extract::Request,
+) -> Response {
+    let (body, arrived) = match accept(&state, &arrival, &headers, req).await {
         Ok(v) => v,
         Err(r) => return r,
     };
     let prompt = body.get("prompt").and_then(Value::as_str).unwrap_or_default().to_string();
-    generate(state, body, prompt, false, received).await
+    generate(state, body, prompt, false, arrived).await
 }
 
 async fn generate(
@@ -310,7 +333,7 @@ async fn generate(
     body: Value,
     prompt: String,
     chat: bool,
-    received: f64,
+    arrived: Arrived,
 ) -> Response {
     let model = body.get("model").and_then(Value::as_str).unwrap_or("");
     if !model.is_empty() && !state.served_names.iter().any(|n| n == model) {
@@ -441,7 +464,7 @@ async fn generate(
             }
         }
     });
-    let tracer = Tracer { trace, started, id, received, prompt_tokens, first: None, last: None };
+    let tracer = Tracer { trace, started, id, arrived, prompt_tokens, first: None, last: None };
     let stream = futures_util::stream::unfold((out_rx, tracer), |(mut rx, mut t)| async move {
         let (text, kind) = rx.recv().await?;
         t.note(kind);

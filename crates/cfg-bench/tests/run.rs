@@ -11,6 +11,7 @@ use axum::body::Body;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use cfg_bench::client::{Http, Transport};
 use cfg_bench::runner::{self, Live, RunInput};
 use cfg_core::model::{BenchResult, LoadTestSettings, ServerConfig};
 use cfg_core::{FileKind, Input, Options};
@@ -38,6 +39,10 @@ fn settings(endpoint: &str, extra: serde_json::Value) -> LoadTestSettings {
 }
 
 async fn run(s: LoadTestSettings, key: Option<&str>) -> BenchResult {
+    run_with(s, key, Transport::Auto).await
+}
+
+async fn run_with(s: LoadTestSettings, key: Option<&str>, transport: Transport) -> BenchResult {
     let text = serde_json::to_string(&s).unwrap();
     let input = RunInput {
         settings: s,
@@ -47,6 +52,7 @@ async fn run(s: LoadTestSettings, key: Option<&str>) -> BenchResult {
         stop: Arc::new(AtomicBool::new(false)),
         show_progress: false,
         shard: None,
+        transport,
     };
     runner::run(input, Arc::new(Live::default())).await
 }
@@ -182,14 +188,21 @@ async fn every_fault_is_counted_in_its_class_and_the_run_completes() {
     }
     cases.push((raw("reset").await, "connection_reset"));
     cases.push((raw("truncated").await, "stream_cut"));
-    for (addr, kind) in cases {
+    // Both clients: cfg-bench's own for http://, and reqwest (https://, proxies).
+    for (addr, kind, transport) in
+        cases.iter().flat_map(|&(a, k)| [(a, k, Transport::Auto), (a, k, Transport::Reqwest)])
+    {
         let endpoint = format!("http://{addr}/v1/completions");
         let s = settings(
             &endpoint,
             serde_json::json!({"warmup_requests": 0, "duration_seconds": 1, "concurrency": 2, "request_timeout_seconds": 0.5}),
         );
-        let r = tokio::time::timeout(Duration::from_secs(20), run(s, None)).await.expect("the run ends by itself");
+        let r = tokio::time::timeout(Duration::from_secs(20), run_with(s, None, transport))
+            .await
+            .expect("the run ends by itself");
         assert!(r.complete, "{kind}");
+        let clock = if transport == Transport::Auto { "kernel" } else { "user" };
+        assert_eq!(r.metadata.as_ref().unwrap().timestamps.as_deref(), Some(clock));
         assert!(r.requests.total >= 1, "{kind}");
         assert_eq!(r.requests.failed, r.requests.total, "{kind}: {:?}", r.errors);
         assert_eq!(r.errors.len(), 1, "{kind}: {:?}", r.errors);
@@ -273,7 +286,14 @@ async fn an_unresolvable_host_is_a_dns_error() {
             Box::pin(async move { Err(msg.into()) })
         }
     }
-    let http = reqwest::Client::builder().dns_resolver(Arc::new(NoSuchHost)).build().unwrap();
+    let with_resolver = reqwest::Client::builder().dns_resolver(Arc::new(NoSuchHost)).build().unwrap();
+    let direct: cfg_bench::client::Resolver = Arc::new(|name, _port| {
+        Box::pin(async move {
+            Err(std::io::Error::other(format!(
+                "failed to lookup address information: Name or service not known ({name})"
+            )))
+        })
+    });
     let spec = cfg_bench::client::RequestSpec {
         model: "m".into(),
         prompt: "hi".into(),
@@ -282,9 +302,12 @@ async fn an_unresolvable_host_is_a_dns_error() {
     };
     let endpoint = "http://inference.internal.example:8000/v1/completions";
     let api = cfg_bench::client::Api::Completions;
-    let f =
-        cfg_bench::client::send(&http, endpoint, api, None, &spec, Duration::from_secs(5), |_| {}).await.unwrap_err();
-    assert_eq!(f.kind, "dns", "{f:?}");
+    for http in [Http::new(with_resolver.clone(), Transport::Reqwest), Http::with_resolver(with_resolver, direct)] {
+        let f = cfg_bench::client::send(&http, endpoint, api, None, &spec, Duration::from_secs(5), |_| {})
+            .await
+            .unwrap_err();
+        assert_eq!(f.kind, "dns", "{f:?}");
+    }
 }
 
 /// An https endpoint whose certificate nobody signed: Debian's `openssl s_server` on

@@ -144,6 +144,11 @@ pub struct Metadata {
     /// Set on a merged result: how many shards it combines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<u32>,
+    /// How chunk arrivals were timed: `kernel` (the kernel's receive timestamps, by
+    /// cfg-bench's own HTTP/1.1 client on http:// endpoints) or `user` (a clock read
+    /// when the HTTP library hands a chunk over: https://, proxies, `--transport reqwest`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
