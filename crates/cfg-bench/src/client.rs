@@ -238,24 +238,24 @@ impl Http {
     /// How chunk arrivals are timed for `endpoint`: `kernel` or `user`.
     pub fn clock(&self, endpoint: &str) -> &'static str {
         match reqwest::Url::parse(endpoint) {
-            Ok(url) if self.direct_for(&url).is_some() => "kernel",
+            Ok(url) if self.direct_for(&url).is_some() && crate::rx_stamp::KERNEL_STAMPS => "kernel",
             _ => "user",
         }
     }
 }
 
-/// A response from either client, read the same way.
-enum Response {
+/// A response body from either client, read the same way.
+enum Body {
     Direct(direct::Response),
     Reqwest(std::pin::Pin<Box<dyn futures_util::Stream<Item = reqwest::Result<Vec<u8>>> + Send>>),
 }
 
-impl Response {
+impl Body {
     /// The next body bytes into `out`, and when they arrived.
     async fn chunk(&mut self, out: &mut Vec<u8>) -> Option<Result<Instant, Failure>> {
         match self {
-            Response::Direct(r) => r.chunk(out).await,
-            Response::Reqwest(stream) => {
+            Body::Direct(r) => r.chunk(out).await,
+            Body::Reqwest(stream) => {
                 let item = stream.next().await?;
                 // Timestamp on arrival, before any parsing.
                 let arrived = Instant::now();
@@ -278,7 +278,7 @@ impl Response {
 }
 
 /// Status and headers the runner reads, the same from either client.
-struct Head {
+struct Opened {
     status: u16,
     simulated: bool,
     retry_after: Option<String>,
@@ -287,13 +287,13 @@ struct Head {
 }
 
 /// Sends the request; on a non-2xx answer, the failure with the body's message.
-async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> Result<(Head, Response), Failure> {
+async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> Result<(Opened, Body), Failure> {
     let url =
         reqwest::Url::parse(endpoint).map_err(|e| Failure::new("request", format!("bad endpoint {endpoint}: {e}")))?;
     if let Some(direct) = http.direct_for(&url) {
         let bytes = serde_json::to_vec(body).map_err(|e| Failure::new("request", e.to_string()))?;
         let resp = direct.post(&url, key, &bytes).await?;
-        let head = Head {
+        let head = Opened {
             status: resp.status(),
             simulated: resp.header("x-cfg-bench-simulated").is_some(),
             retry_after: resp.header("retry-after").map(str::to_string),
@@ -302,7 +302,7 @@ async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> R
         if !(200..300).contains(&head.status) {
             return Err(http_failure(&head, &resp.text().await));
         }
-        return Ok((head, Response::Direct(resp)));
+        return Ok((head, Body::Direct(resp)));
     }
     let sent_at = Instant::now();
     let mut req = http.reqwest.post(url).json(body);
@@ -310,7 +310,7 @@ async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> R
         req = req.bearer_auth(k);
     }
     let resp = req.send().await.map_err(|e| classify(&e))?;
-    let head = Head {
+    let head = Opened {
         status: resp.status().as_u16(),
         simulated: resp.headers().get("x-cfg-bench-simulated").is_some(),
         retry_after: resp.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()).map(str::to_string),
@@ -320,10 +320,10 @@ async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> R
         return Err(http_failure(&head, &resp.text().await.unwrap_or_default()));
     }
     let stream = resp.bytes_stream().map(|r| r.map(|b| b.to_vec()));
-    Ok((head, Response::Reqwest(Box::pin(stream))))
+    Ok((head, Body::Reqwest(Box::pin(stream))))
 }
 
-fn http_failure(head: &Head, body: &str) -> Failure {
+fn http_failure(head: &Opened, body: &str) -> Failure {
     // Retry-After in seconds on 429 and 503 (the HTTP-date form is rare from
     // inference servers).
     let retry_after = matches!(head.status, 429 | 503)

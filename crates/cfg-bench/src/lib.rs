@@ -225,6 +225,12 @@ pub fn lint_inputs(settings: &Path, server: Option<&Path>) -> Result<Linted, (u8
 pub fn read_key(settings: &LoadTestSettings) -> Result<Option<String>, String> {
     let Some(var) = &settings.api_key_env else { return Ok(None) };
     match std::env::var(var) {
+        // A line break would end the Authorization header and send the rest as
+        // headers of its own; the value is never echoed.
+        Ok(v) if v.bytes().any(|b| !(b == b'\t' || (0x20..0x7f).contains(&b))) => Err(format!(
+            "${var} holds a line break or another character a header cannot carry (a key copied \
+             from a file with Windows line endings?); export the key alone"
+        )),
         Ok(v) if !v.trim().is_empty() => Ok(Some(v)),
         Ok(_) => {
             Err(format!("${var} is empty; export the API key in it (settings.json names the variable, never the key)"))

@@ -18,6 +18,10 @@ use tokio::net::TcpStream;
 /// A stamp older than this when read is not trusted (the wall clock was stepped).
 const MAX_STAMP_AGE: Duration = Duration::from_secs(10);
 
+/// Bytes a read takes at most: a whole engine step of SSE chunks for one stream
+/// fits many times over.
+const READ_SIZE: usize = 16 * 1024;
+
 /// A socket's read buffers: the data and the control message that carries the stamp.
 pub struct Buffers {
     pub data: Box<[u8]>,
@@ -25,18 +29,37 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    pub fn new(size: usize) -> Buffers {
-        Buffers { data: vec![0; size].into_boxed_slice(), control: nix::cmsg_space!(TimeSpec) }
+    pub fn new() -> Buffers {
+        Buffers { data: vec![0; READ_SIZE].into_boxed_slice(), control: nix::cmsg_space!(TimeSpec) }
     }
 }
 
-/// Asks the kernel to stamp what `tcp` receives (best effort).
-pub fn enable(tcp: &TcpStream) {
-    #[cfg(target_os = "linux")]
-    let _ = nix::sys::socket::setsockopt(tcp, nix::sys::socket::sockopt::ReceiveTimestampns, &true);
-    #[cfg(not(target_os = "linux"))]
-    let _ = tcp;
+impl Default for Buffers {
+    fn default() -> Self {
+        Buffers::new()
+    }
 }
+
+/// Whether an idle connection has nothing to read and is not closed: asked of the
+/// socket itself (a peek that does not wait), since tokio's readiness may not
+/// have seen a FIN yet.
+pub fn is_quiet(tcp: &TcpStream) -> bool {
+    let mut byte = [0u8; 1];
+    let peek = nix::sys::socket::recv(tcp.as_raw_fd(), &mut byte, MsgFlags::MSG_PEEK | MsgFlags::MSG_DONTWAIT);
+    matches!(peek, Err(nix::errno::Errno::EAGAIN))
+}
+
+/// Asks the kernel to stamp what `socket` receives (best effort). Sockets accepted
+/// from a listening socket inherit it.
+pub fn enable(socket: &impl std::os::fd::AsFd) {
+    #[cfg(target_os = "linux")]
+    let _ = nix::sys::socket::setsockopt(socket, nix::sys::socket::sockopt::ReceiveTimestampns, &true);
+    #[cfg(not(target_os = "linux"))]
+    let _ = socket;
+}
+
+/// Whether reads are stamped by the kernel here (else when they return).
+pub const KERNEL_STAMPS: bool = cfg!(target_os = "linux");
 
 /// One non-blocking read of at most `max` bytes into `bufs.data`: the byte count
 /// (0 at end of stream) and when the data arrived. `WouldBlock` when nothing is
@@ -57,10 +80,12 @@ pub fn try_recv(tcp: &TcpStream, bufs: &mut Buffers, max: usize) -> io::Result<(
         });
         got = Some((msg.bytes, stamp));
         // A short read drained the socket: answering WouldBlock makes tokio clear
-        // the readiness now (as its own poll_read does) instead of after one more
-        // recvmsg that finds nothing, a syscall per chunk saved. Tokio's readiness
-        // ticks keep an arrival in between from being lost.
-        if msg.bytes > 0 && msg.bytes < max { Err(io::ErrorKind::WouldBlock.into()) } else { Ok(()) }
+        // the readiness now (as its own poll_read does on epoll) instead of after one
+        // more recvmsg that finds nothing, a syscall per chunk saved. Tokio's
+        // readiness ticks keep an arrival in between from being lost; edge-triggered
+        // epoll reports it again. Elsewhere the extra recvmsg is the safe way.
+        let drained = cfg!(target_os = "linux") && msg.bytes > 0 && msg.bytes < max;
+        if drained { Err(io::ErrorKind::WouldBlock.into()) } else { Ok(()) }
     });
     match (got, r) {
         (Some((n, stamp)), _) => Ok((n, arrival(stamp))),
@@ -110,7 +135,7 @@ mod tests {
         server.write_all(b"hello").await.unwrap();
         let written = Instant::now();
         tokio::time::sleep(Duration::from_millis(50)).await;
-        let mut bufs = Buffers::new(64);
+        let mut bufs = Buffers::new();
         let (n, at) = recv(&client, &mut bufs).await.unwrap();
         assert_eq!(&bufs.data[..n], b"hello");
         let waited = Instant::now().duration_since(at);

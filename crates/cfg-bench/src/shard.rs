@@ -276,6 +276,9 @@ pub fn merge(
         m.duration_seconds = metas.iter().map(|m| m.duration_seconds).fold(0.0, f64::max);
         m.seed = first.shard.as_ref().map_or(m.seed, |s| s.base_seed);
         m.shards = Some(count);
+        if metas.iter().any(|x| x.timestamps != m.timestamps) {
+            m.timestamps = Some("mixed".into());
+        }
     }
     let total = requests.total;
     let mut merged = BenchResult {

@@ -166,7 +166,7 @@ pub async fn start(
         .with_state(state);
     let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| format!("cannot listen on {bind}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let listener = arrival::StampedListener(listener);
+    let listener = arrival::StampedListener::new(listener);
     let task = tokio::spawn(async move {
         let _ = axum::serve(listener, app.into_make_service_with_connect_info::<arrival::Arrival>()).await;
     });

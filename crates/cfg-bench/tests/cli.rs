@@ -37,6 +37,15 @@ fn refuses_lint_errors_and_a_missing_key_before_any_request() {
     let o = bench().args(["run", "--config", "tests/bench/quick-settings.json", "--no-archive"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("$VLLM_INTERNAL_KEY is not set"));
+    // A key with a Windows line ending: refused before any request, and not echoed.
+    let o = bench()
+        .args(["run", "--config", "tests/bench/quick-settings.json", "--no-archive"])
+        .env("VLLM_INTERNAL_KEY", "sk-secret-4242\r")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("line break") && !err.contains("secret-4242"), "{err}");
 }
 
 #[test]

@@ -188,6 +188,7 @@ async fn every_fault_is_counted_in_its_class_and_the_run_completes() {
     }
     cases.push((raw("reset").await, "connection_reset"));
     cases.push((raw("truncated").await, "stream_cut"));
+    cases.push((raw("reset-mid").await, "stream_cut"));
     // Both clients: cfg-bench's own for http://, and reqwest (https://, proxies).
     for (addr, kind, transport) in
         cases.iter().flat_map(|&(a, k)| [(a, k, Transport::Auto), (a, k, Transport::Reqwest)])
@@ -214,7 +215,8 @@ async fn every_fault_is_counted_in_its_class_and_the_run_completes() {
 }
 
 /// Faults below HTTP: `reset` reads the request and resets the connection (RST, as a
-/// crashing server or a proxy does); `truncated` promises a body it never finishes.
+/// crashing server or a proxy does); `reset-mid` does so after the first token;
+/// `truncated` promises a body it never finishes.
 async fn raw(mode: &'static str) -> SocketAddr {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -225,6 +227,16 @@ async fn raw(mode: &'static str) -> SocketAddr {
                 let mut buf = vec![0u8; 64 * 1024];
                 let _ = sock.read(&mut buf).await;
                 match mode {
+                    "reset-mid" => {
+                        let head =
+                            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+                        let _ = sock.write_all(head.as_bytes()).await;
+                        let chunk = "data: {\"choices\":[{\"index\":0,\"text\":\"hi\"}]}\n\n";
+                        let _ = sock.write_all(format!("{:x}\r\n{chunk}\r\n", chunk.len()).as_bytes()).await;
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        #[allow(deprecated)]
+                        let _ = sock.set_linger(Some(Duration::ZERO));
+                    }
                     "reset" => {
                         // Zero linger is the point: close with RST, not FIN (it cannot block).
                         #[allow(deprecated)]

@@ -8,7 +8,9 @@
 //! its numbers. The kernel stamps each segment as it arrives, before any of
 //! that work. The request is timed from just before its bytes are written (or
 //! before connecting, when it needs a new connection), and the response is read
-//! in the request's own task, so every stamp belongs to the bytes it came with.
+//! in the request's own task, so a stamp is never that of another request's bytes.
+//! When the runner falls a whole token behind, the tokens one read returns share
+//! the newest one's stamp, as they would share the read's time without stamps.
 //!
 //! It does what a load test needs and no more: POST with a body, keep-alive
 //! connections reused from a pool, Content-Length, chunked or close-delimited
@@ -68,22 +70,22 @@ impl Client {
             None => host.to_string(),
         };
         let request = request_bytes(url, &authority, key, body);
-        // A pooled connection the server has since closed fails before any byte of
-        // an answer; the request then goes once more on a new connection.
+        let sent_at = Instant::now();
+        // A pooled connection the server closed just as it was taken fails the write,
+        // before the server has the request: it goes once more on a new connection,
+        // as hyper does. Once written, a request is never sent twice.
         if let Some(conn) = self.checkout(&authority) {
-            let sent_at = Instant::now();
             match exchange(conn, &request, sent_at).await {
                 Ok(head) => return Ok(self.response(head, authority)),
-                Err(Exchange::Stale) => {}
+                Err(Exchange::Unsent) => {}
                 Err(Exchange::Failed(f)) => return Err(f),
             }
         }
-        let sent_at = Instant::now();
         let conn = self.connect(host, port, &authority).await?;
         match exchange(conn, &request, sent_at).await {
             Ok(head) => Ok(self.response(head, authority)),
-            Err(Exchange::Stale) => {
-                Err(Failure::new("connection_reset", format!("{authority} closed the connection before answering")))
+            Err(Exchange::Unsent) => {
+                Err(Failure::new("connection_reset", format!("{authority} closed the connection before the request")))
             }
             Err(Exchange::Failed(f)) => Err(f),
         }
@@ -93,8 +95,17 @@ impl Client {
         Response { head, pool: self.clone(), authority }
     }
 
+    /// An idle connection that is still clean: one the server has closed, or sent
+    /// anything on (a 408 before hanging up), is dropped.
     fn checkout(&self, authority: &str) -> Option<Conn> {
-        self.idle.lock().expect("not poisoned").get_mut(authority)?.pop()
+        let mut idle = self.idle.lock().expect("not poisoned");
+        let conns = idle.get_mut(authority)?;
+        while let Some(conn) = conns.pop() {
+            if rx_stamp::is_quiet(&conn.tcp) {
+                return Some(conn);
+            }
+        }
+        None
     }
 
     fn checkin(&self, authority: String, conn: Conn) {
@@ -165,7 +176,7 @@ impl Conn {
     fn new(tcp: TcpStream) -> Conn {
         let _ = tcp.set_nodelay(true);
         rx_stamp::enable(&tcp);
-        Conn { tcp, bufs: rx_stamp::Buffers::new(16 * 1024) }
+        Conn { tcp, bufs: rx_stamp::Buffers::new() }
     }
 
     /// What has arrived (0 bytes at end of stream) and when the kernel received it.
@@ -175,8 +186,8 @@ impl Conn {
 }
 
 enum Exchange {
-    /// Closed or reset before any byte of an answer.
-    Stale,
+    /// The request could not be written: the server never had it.
+    Unsent,
     Failed(Failure),
 }
 
@@ -195,12 +206,16 @@ struct Head {
 
 async fn exchange(mut conn: Conn, request: &[u8], sent_at: Instant) -> Result<Head, Exchange> {
     if let Err(e) = conn.tcp.write_all(request).await {
-        return Err(if is_reset(&e) { Exchange::Stale } else { Exchange::Failed(io_failure("connection_reset", &e)) });
+        return Err(if is_reset(&e) {
+            Exchange::Unsent
+        } else {
+            Exchange::Failed(Failure::new("request", e.to_string()))
+        });
     }
     let (mut buf, mut at, mut answered) = (Vec::new(), sent_at, false);
     loop {
         if !buf.is_empty() {
-            let mut slots = [httparse::EMPTY_HEADER; 64];
+            let mut slots = [httparse::EMPTY_HEADER; 100];
             let mut parsed = httparse::Response::new(&mut slots);
             match parsed.parse(&buf) {
                 Ok(httparse::Status::Complete(len)) => {
@@ -216,8 +231,15 @@ async fn exchange(mut conn: Conn, request: &[u8], sent_at: Instant) -> Result<He
                         continue; // an interim answer; the real one follows
                     }
                     let framing = Framing::of(status, &headers).map_err(Exchange::Failed)?;
-                    let close = headers.iter().any(|(n, v)| n == "connection" && v.eq_ignore_ascii_case("close"));
-                    let keep_alive = version == 1 && !close && !matches!(framing, Framing::UntilClose);
+                    let close = headers
+                        .iter()
+                        .filter(|(n, _)| n == "connection")
+                        .any(|(_, v)| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")));
+                    // Both lengths at once is how request smuggling starts (RFC 9112 6.3):
+                    // read this body, then close.
+                    let ambiguous = headers.iter().any(|(n, _)| n == "content-length")
+                        && headers.iter().any(|(n, _)| n == "transfer-encoding");
+                    let keep_alive = version == 1 && !close && !ambiguous && !matches!(framing, Framing::UntilClose);
                     let conn = Some(conn);
                     return Ok(Head {
                         conn,
@@ -244,18 +266,14 @@ async fn exchange(mut conn: Conn, request: &[u8], sent_at: Instant) -> Result<He
                 at = t;
                 n
             }
-            Err(e) if !answered && is_reset(&e) => return Err(Exchange::Stale),
-            Err(e) => return Err(Exchange::Failed(io_failure("connection_reset", &e))),
+            Err(e) => return Err(Exchange::Failed(Failure::new("connection_reset", e.to_string()))),
         };
         if n == 0 {
-            return Err(if answered {
-                Exchange::Failed(Failure::new(
-                    "connection_reset",
-                    "the connection closed in the middle of the answer's head",
-                ))
-            } else {
-                Exchange::Stale
-            });
+            let when = if answered { "in the middle of the answer's head" } else { "before answering" };
+            return Err(Exchange::Failed(Failure::new(
+                "connection_reset",
+                format!("the server closed the connection {when}"),
+            )));
         }
         answered = true;
         buf.extend_from_slice(&conn.bufs.data[..n]);
@@ -264,11 +282,6 @@ async fn exchange(mut conn: Conn, request: &[u8], sent_at: Instant) -> Result<He
 
 fn is_reset(e: &io::Error) -> bool {
     matches!(e.kind(), io::ErrorKind::ConnectionReset | io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionAborted)
-}
-
-fn io_failure(kind: &str, e: &io::Error) -> Failure {
-    let kind = if is_reset(e) { "connection_reset" } else { kind };
-    Failure::new(kind, e.to_string())
 }
 
 /// How the body's end is known.
@@ -294,12 +307,15 @@ impl Framing {
         if status == 204 || status == 304 {
             return Ok(Framing::Done);
         }
-        let chunked = headers
-            .iter()
-            .filter(|(n, _)| n == "transfer-encoding")
-            .any(|(_, v)| v.rsplit(',').next().is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked")));
-        if chunked {
-            return Ok(Framing::Chunked(Chunk::Size));
+        // The last transfer coding decides (RFC 9112 6.3): chunked, or else the body
+        // runs to the close.
+        if let Some((_, codings)) = headers.iter().rfind(|(n, _)| n == "transfer-encoding") {
+            let last = codings.rsplit(',').next().unwrap_or("").trim();
+            return Ok(if last.eq_ignore_ascii_case("chunked") {
+                Framing::Chunked(Chunk::Size)
+            } else {
+                Framing::UntilClose
+            });
         }
         match headers.iter().find(|(n, _)| n == "content-length") {
             Some((_, v)) => match v.parse::<u64>() {
@@ -384,6 +400,16 @@ impl Framing {
     }
 }
 
+impl Head {
+    /// Ends the body on an error: the connection is closed, never pooled.
+    fn fail(&mut self, f: Failure) -> Failure {
+        self.framing = Framing::Done;
+        self.keep_alive = false;
+        self.conn = None;
+        f
+    }
+}
+
 /// A response whose head has arrived; the body is read with [`Response::chunk`].
 pub struct Response {
     head: Head,
@@ -414,9 +440,7 @@ impl Response {
         loop {
             let head = &mut self.head;
             if let Err(f) = head.framing.decode(&mut head.pending, out) {
-                head.framing = Framing::Done;
-                head.keep_alive = false;
-                return Some(Err(f));
+                return Some(Err(head.fail(f)));
             }
             if head.framing == Framing::Done && head.pending.is_empty() && head.keep_alive {
                 // Hand the connection back at once: the next request may want it.
@@ -435,17 +459,16 @@ impl Response {
             match conn.recv().await {
                 Ok((0, _)) if head.framing == Framing::UntilClose => head.framing = Framing::Done,
                 Ok((0, _)) => {
-                    head.framing = Framing::Done;
-                    return Some(Err(Failure::new("stream_cut", "the connection closed before the body ended")));
+                    return Some(Err(
+                        head.fail(Failure::new("stream_cut", "the connection closed before the body ended"))
+                    ));
                 }
                 Ok((n, at)) => {
                     head.pending.extend_from_slice(&conn.bufs.data[..n]);
                     head.pending_at = at;
                 }
-                Err(e) => {
-                    head.framing = Framing::Done;
-                    return Some(Err(io_failure("stream_cut", &e)));
-                }
+                // A reset mid-body is a cut stream, as on the reqwest path.
+                Err(e) => return Some(Err(head.fail(Failure::new("stream_cut", e.to_string())))),
             }
         }
     }
@@ -590,6 +613,45 @@ mod tests {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
         assert_eq!(accepted.load(Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test]
+    async fn an_idle_connection_the_server_wrote_on_is_not_taken_for_the_next_answer() {
+        // Answers once, then says 408 on the idle connection and keeps it open.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let count = accepted.clone();
+        tokio::spawn(async move {
+            while let Ok((mut sock, _)) = listener.accept().await {
+                count.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 4096];
+                    let _ = sock.read(&mut buf).await;
+                    let _ = sock.write_all(CHUNKED.as_bytes()).await;
+                    let _ = sock.write_all(b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\n\r\n").await;
+                    tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+                });
+            }
+        });
+        let url = reqwest::Url::parse(&format!("http://{addr}/v1/completions")).unwrap();
+        let client = Arc::new(Client::new());
+        assert_eq!(body_of(&client, &url).await.unwrap(), (200, b"hello".to_vec()));
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        assert_eq!(body_of(&client, &url).await.unwrap(), (200, b"hello".to_vec()));
+        assert_eq!(accepted.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn a_body_that_failed_never_returns_its_connection_to_the_pool() {
+        let (addr, _) = server("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n", usize::MAX).await;
+        let url = reqwest::Url::parse(&format!("http://{addr}/v1/completions")).unwrap();
+        let client = Arc::new(Client::new());
+        let mut resp = client.post(&url, None, b"{}").await.unwrap();
+        let mut piece = Vec::new();
+        assert_eq!(resp.chunk(&mut piece).await.unwrap().unwrap_err().kind, "stream_cut");
+        assert!(resp.chunk(&mut piece).await.is_none());
+        assert!(client.idle.lock().unwrap().values().all(Vec::is_empty));
     }
 
     #[tokio::test]

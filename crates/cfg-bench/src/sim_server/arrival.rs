@@ -1,5 +1,6 @@
-//! When each request reached the simulator: the kernel's receive stamp of its
-//! first bytes, not the moment a handler got to run.
+//! When each request reached the simulator: the kernel's receive stamp of the
+//! first read of it (the newest segment that read took), not the moment a
+//! handler got to run.
 //!
 //! At hundreds of streams the simulator writes a whole engine step's tokens at
 //! once, and a request that lands meanwhile waits its turn to be read. A client
@@ -20,7 +21,18 @@ use tokio::net::{TcpListener, TcpStream};
 
 use crate::rx_stamp;
 
-pub struct StampedListener(pub TcpListener);
+/// The simulator serves HTTP/1.1 only (axum without its http2 feature), which the
+/// one arrival mark per connection relies on.
+pub struct StampedListener(TcpListener);
+
+impl StampedListener {
+    pub fn new(listener: TcpListener) -> StampedListener {
+        // Set on the listening socket, so a request's first bytes are stamped even
+        // if they arrive before the accepted socket could be told.
+        rx_stamp::enable(&listener);
+        StampedListener(listener)
+    }
+}
 
 impl Listener for StampedListener {
     type Io = StampedStream;
@@ -30,10 +42,9 @@ impl Listener for StampedListener {
         let (tcp, addr) = Listener::accept(&mut self.0).await;
         // Without TCP_NODELAY, Nagle and delayed ACKs hold small SSE chunks for ~40 ms.
         let _ = tcp.set_nodelay(true);
-        rx_stamp::enable(&tcp);
         let stream = StampedStream {
             tcp,
-            bufs: rx_stamp::Buffers::new(16 * 1024),
+            bufs: rx_stamp::Buffers::new(),
             arrival: Arrival(Arc::new(Mutex::new(Mark { first_read: None, answered: true }))),
         };
         (stream, addr)
@@ -49,7 +60,7 @@ impl Listener for StampedListener {
 pub struct Arrival(Arc<Mutex<Mark>>);
 
 struct Mark {
-    /// When the first bytes read after the last answer arrived.
+    /// When the first read after the last answer arrived.
     first_read: Option<Instant>,
     /// Set by every write: the next read begins a new request (HTTP/1.1 without
     /// pipelining: a client sends the next request after this one's answer).

@@ -146,7 +146,8 @@ pub struct Metadata {
     pub shards: Option<u32>,
     /// How chunk arrivals were timed: `kernel` (the kernel's receive timestamps, by
     /// cfg-bench's own HTTP/1.1 client on http:// endpoints) or `user` (a clock read
-    /// when the HTTP library hands a chunk over: https://, proxies, `--transport reqwest`).
+    /// when the HTTP library hands a chunk over: https://, proxies, `--transport reqwest`);
+    /// `mixed` on a merge of shards that differed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamps: Option<String>,
 }
