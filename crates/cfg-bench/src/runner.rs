@@ -593,6 +593,8 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
             },
             requests_without_usage: c.without_usage,
             prompts_calibrated,
+            itl_gaps: c.itl_gaps,
+            itl_gaps_in_one_read: c.itl_gaps_in_one_read,
         },
         per_class: c.per_class(ps, window),
         errors: c.error_classes(),

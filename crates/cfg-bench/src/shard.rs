@@ -221,6 +221,8 @@ pub fn merge(
         },
         requests_without_usage: sum(&|r| r.tokens.requests_without_usage),
         prompts_calibrated: shards.iter().all(|r| r.tokens.prompts_calibrated),
+        itl_gaps: sum(&|r| r.tokens.itl_gaps),
+        itl_gaps_in_one_read: sum(&|r| r.tokens.itl_gaps_in_one_read),
     };
     // Shards run side by side over the same duration: their rates add up.
     let throughput = Throughput {

@@ -95,6 +95,9 @@ pub struct Collector {
     pub prompt_target: u64,
     pub completion_target: u64,
     pub without_usage: u64,
+    pub itl_gaps: u64,
+    /// ITL samples of exactly 0: two chunks from one read (see `TokenCounts`).
+    pub itl_gaps_in_one_read: u64,
     pub simulated: bool,
     pub good: u64,
     seconds: Vec<Second>,
@@ -118,6 +121,8 @@ impl Collector {
             prompt_target: 0,
             completion_target: 0,
             without_usage: 0,
+            itl_gaps: 0,
+            itl_gaps_in_one_read: 0,
             simulated: false,
             good: 0,
             seconds: Vec::new(),
@@ -160,6 +165,8 @@ impl Collector {
                     record(&mut self.intended_e2e, t.e2e + delay);
                 }
                 self.completion_tokens += u64::from(t.output_tokens);
+                self.itl_gaps += t.itl.len() as u64;
+                self.itl_gaps_in_one_read += t.itl.iter().filter(|&&gap| gap == 0.0).count() as u64;
                 match t.prompt_tokens {
                     Some(p) => self.prompt_tokens += u64::from(p),
                     None => self.without_usage += 1,

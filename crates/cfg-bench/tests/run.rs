@@ -85,6 +85,10 @@ async fn against_the_simulator_tokens_match_the_servers_counters() {
     // The simulator counts one token per word, so the targets are met exactly.
     assert_eq!(r.tokens.prompt_total, r.tokens.prompt_target_total);
     assert_eq!(r.tokens.completion_total, r.tokens.completion_target_total);
+    // One gap per token after the first. The simulator writes a token per chunk, a
+    // step (9 ms or more) apart: only a starved runner reads two at once.
+    assert_eq!(r.tokens.itl_gaps, r.tokens.completion_total - r.requests.succeeded);
+    assert!(r.tokens.itl_gaps_in_one_read * 10 <= r.tokens.itl_gaps, "{:?}", r.tokens);
     let server = r.server.as_ref().unwrap();
     assert_eq!(server.prompt_tokens_delta, Some(r.tokens.prompt_total as f64), "{server:?}");
     assert_eq!(server.generation_tokens_delta, Some(r.tokens.completion_total as f64));

@@ -187,6 +187,26 @@ pub fn judge(
         }
     }
 
+    // Below a hundred gaps the share says little.
+    let together = r.tokens.itl_gaps_in_one_read as f64 / r.tokens.itl_gaps.max(1) as f64;
+    if r.tokens.itl_gaps >= 100 && together >= 0.05 {
+        findings.push(diag(
+            "chunks-read-together",
+            "warning",
+            "Many tokens arrived in one read with the token before: ITL and TPOT understate",
+            format!(
+                "{:.0}% of the {} gaps between content chunks were inside one read (ITL 0)",
+                together * 100.0,
+                r.tokens.itl_gaps
+            ),
+            &[
+                "if the runner shares its CPU with the server or is busy, give it cores of its own (--threads, --shard)",
+                "if the server sends several tokens per write (a stream interval, a buffering gateway), \
+                 the gaps are the server's and TPOT is still right on average",
+            ],
+        ));
+    }
+
     if r.error_rate > 0.01 {
         let top: Vec<String> = r.errors.iter().take(3).map(|e| format!("{} x{}", e.kind, e.count)).collect();
         findings.push(diag(
@@ -352,5 +372,19 @@ mod tests {
         );
         let auth = v.findings.iter().find(|f| f.code == "auth-rejected").unwrap();
         assert!(auth.advice[0].contains("$GATEWAY_API_KEY") && auth.advice[2].contains("Bearer"));
+    }
+
+    #[test]
+    fn tokens_read_together_are_flagged_only_when_they_are_many() {
+        let flagged = |gaps: u64, together: u64| {
+            let mut r = result(500.0, 5.0, 0.0);
+            r.tokens.itl_gaps = gaps;
+            r.tokens.itl_gaps_in_one_read = together;
+            let v = judge(&r, &settings(serde_json::json!({})), None, None);
+            v.findings.iter().any(|f| f.code == "chunks-read-together")
+        };
+        assert!(flagged(1000, 50), "5% of the gaps");
+        assert!(!flagged(1000, 49));
+        assert!(!flagged(99, 99), "too few gaps to tell");
     }
 }

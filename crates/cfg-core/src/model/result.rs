@@ -202,6 +202,14 @@ pub struct TokenCounts {
     /// word stands for one token.
     #[serde(default)]
     pub prompts_calibrated: bool,
+    /// Gaps between consecutive content chunks: the ITL samples.
+    #[serde(default)]
+    pub itl_gaps: u64,
+    /// Of those, gaps between chunks that one read returned together, so they share
+    /// a timestamp (ITL 0): the server sent them at once, or the runner had fallen a
+    /// token behind. A large share means ITL and TPOT understate the real gaps.
+    #[serde(default)]
+    pub itl_gaps_in_one_read: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
