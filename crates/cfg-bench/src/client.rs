@@ -8,7 +8,6 @@ pub use direct::Resolver;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 /// Which OpenAI route the endpoint is.
@@ -227,10 +226,6 @@ impl Http {
         Http { reqwest, direct: Some(Arc::new(direct::Client::with_resolver(resolver))) }
     }
 
-    pub fn reqwest(&self) -> &reqwest::Client {
-        &self.reqwest
-    }
-
     fn direct_for(&self, endpoint: &reqwest::Url) -> Option<&Arc<direct::Client>> {
         self.direct.as_ref().filter(|_| endpoint.scheme() == "http")
     }
@@ -247,7 +242,7 @@ impl Http {
 /// A response body from either client, read the same way.
 enum Body {
     Direct(direct::Response),
-    Reqwest(std::pin::Pin<Box<dyn futures_util::Stream<Item = reqwest::Result<Vec<u8>>> + Send>>),
+    Reqwest(reqwest::Response),
 }
 
 impl Body {
@@ -255,13 +250,14 @@ impl Body {
     async fn chunk(&mut self, out: &mut Vec<u8>) -> Option<Result<Instant, Failure>> {
         match self {
             Body::Direct(r) => r.chunk(out).await,
-            Body::Reqwest(stream) => {
-                let item = stream.next().await?;
+            Body::Reqwest(resp) => {
+                let item = resp.chunk().await.transpose()?;
                 // Timestamp on arrival, before any parsing.
                 let arrived = Instant::now();
                 Some(match item {
                     Ok(bytes) => {
-                        *out = bytes;
+                        out.clear();
+                        out.extend_from_slice(&bytes);
                         Ok(arrived)
                     }
                     Err(e) => {
@@ -319,8 +315,7 @@ async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> R
     if !resp.status().is_success() {
         return Err(http_failure(&head, &resp.text().await.unwrap_or_default()));
     }
-    let stream = resp.bytes_stream().map(|r| r.map(|b| b.to_vec()));
-    Ok((head, Body::Reqwest(Box::pin(stream))))
+    Ok((head, Body::Reqwest(resp)))
 }
 
 fn http_failure(head: &Opened, body: &str) -> Failure {

@@ -340,17 +340,13 @@ impl Framing {
                     at = input.len();
                 }
                 Framing::Length(left) => {
-                    let take = rest.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-                    out.extend_from_slice(&rest[..take]);
-                    at += take;
-                    let left = left - take as u64;
+                    let (taken, left) = take(rest, left, out);
+                    at += taken;
                     *self = if left == 0 { Framing::Done } else { Framing::Length(left) };
                 }
                 Framing::Chunked(Chunk::Data(left)) => {
-                    let take = rest.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-                    out.extend_from_slice(&rest[..take]);
-                    at += take;
-                    let left = left - take as u64;
+                    let (taken, left) = take(rest, left, out);
+                    at += taken;
                     *self = Framing::Chunked(if left == 0 { Chunk::DataEnd } else { Chunk::Data(left) });
                 }
                 Framing::Chunked(Chunk::DataEnd) => {
@@ -398,6 +394,14 @@ impl Framing {
         input.drain(..at);
         Ok(())
     }
+}
+
+/// Moves up to `left` body bytes from `input` to `out`: how many it took, and how
+/// many are still owed.
+fn take(input: &[u8], left: u64, out: &mut Vec<u8>) -> (usize, u64) {
+    let taken = input.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+    out.extend_from_slice(&input[..taken]);
+    (taken, left - taken as u64)
 }
 
 impl Head {
@@ -544,6 +548,12 @@ mod tests {
     /// the connection after `per_conn` answers. Returns its address and a count of
     /// the connections it accepted.
     async fn server(answer: &'static str, per_conn: usize) -> (SocketAddr, Arc<AtomicUsize>) {
+        server_then(answer, per_conn, "").await
+    }
+
+    /// As [`server`], but after the last answer, once the client has pooled the
+    /// connection, it writes `then` on it (unasked) and holds it open.
+    async fn server_then(answer: &'static str, per_conn: usize, then: &'static str) -> (SocketAddr, Arc<AtomicUsize>) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let accepted = Arc::new(AtomicUsize::new(0));
@@ -562,6 +572,11 @@ mod tests {
                         if sock.write_all(answer.as_bytes()).await.is_err() {
                             return;
                         }
+                    }
+                    if !then.is_empty() {
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        let _ = sock.write_all(then.as_bytes()).await;
+                        tokio::time::sleep(std::time::Duration::from_secs(5)).await;
                     }
                 });
             }
@@ -618,26 +633,12 @@ mod tests {
     #[tokio::test]
     async fn an_idle_connection_the_server_wrote_on_is_not_taken_for_the_next_answer() {
         // Answers once, then says 408 on the idle connection and keeps it open.
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let accepted = Arc::new(AtomicUsize::new(0));
-        let count = accepted.clone();
-        tokio::spawn(async move {
-            while let Ok((mut sock, _)) = listener.accept().await {
-                count.fetch_add(1, Ordering::SeqCst);
-                tokio::spawn(async move {
-                    let mut buf = vec![0u8; 4096];
-                    let _ = sock.read(&mut buf).await;
-                    let _ = sock.write_all(CHUNKED.as_bytes()).await;
-                    let _ = sock.write_all(b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\n\r\n").await;
-                    tokio::time::sleep(std::time::Duration::from_secs(5)).await;
-                });
-            }
-        });
+        let (addr, accepted) =
+            server_then(CHUNKED, 1, "HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\n\r\n").await;
         let url = reqwest::Url::parse(&format!("http://{addr}/v1/completions")).unwrap();
         let client = Arc::new(Client::new());
         assert_eq!(body_of(&client, &url).await.unwrap(), (200, b"hello".to_vec()));
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         assert_eq!(body_of(&client, &url).await.unwrap(), (200, b"hello".to_vec()));
         assert_eq!(accepted.load(Ordering::SeqCst), 2);
     }
