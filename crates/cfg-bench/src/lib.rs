@@ -38,6 +38,16 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// The main job on the built-in example pair: lint it, start the built-in simulated
+    /// vLLM, load-test it, print the verdict and write result.json and an HTML report.
+    Demo {
+        /// Where the example pair, result.json and report.html go (rewritten each time).
+        #[arg(long, default_value = "cfg-bench-demo")]
+        dir: PathBuf,
+        /// Length of the measured phase in seconds.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=3600))]
+        duration: u32,
+    },
     /// Run the load test in settings.json and write result.json.
     Run {
         /// The load-test settings.
@@ -243,6 +253,7 @@ pub fn read_key(settings: &LoadTestSettings) -> Result<Option<String>, String> {
 
 async fn dispatch(command: Command) -> Result<u8, String> {
     match command {
+        Command::Demo { dir, duration } => demo(&dir, duration).await,
         Command::Run {
             config,
             server,
@@ -324,6 +335,58 @@ async fn dispatch(command: Command) -> Result<u8, String> {
             Ok(0)
         }
     }
+}
+
+/// The example pair the README describes, built into the binary so the demo runs
+/// from any folder, without the repository.
+const EXAMPLE_CONFIG: &str = include_str!("../../../examples/config.toml");
+const EXAMPLE_SETTINGS: &str = include_str!("../../../examples/settings.json");
+
+/// The example files as the demo writes them: without the `$schema` references,
+/// which point into the repository.
+pub fn example_pair() -> (String, String) {
+    let config = EXAMPLE_CONFIG.lines().filter(|l| !l.starts_with("#:schema")).collect::<Vec<_>>().join("\n") + "\n";
+    let settings =
+        EXAMPLE_SETTINGS.lines().filter(|l| !l.trim_start().starts_with("\"$schema\"")).collect::<Vec<_>>().join("\n")
+            + "\n";
+    (config, settings)
+}
+
+async fn demo(dir: &Path, duration: u32) -> Result<u8, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let (config_text, settings_text) = example_pair();
+    let config = dir.join("config.toml");
+    let settings = dir.join("settings.json");
+    for (path, text) in [(&config, &config_text), (&settings, &settings_text)] {
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    eprintln!(
+        "demo: the built-in example pair, {} (Llama-3.1-8B, fp8, one H100) and {} (the SPEC's short/long/tail mix), \
+         against the built-in simulated vLLM for {duration} s",
+        config.display(),
+        settings.display()
+    );
+    let code = run(RunArgs {
+        config: settings.clone(),
+        server: Some(config.clone()),
+        output: dir.join("result.json"),
+        sim: true,
+        duration: Some(duration),
+        html: Some(dir.join("report.html")),
+        runs_dir: None,
+        sla_exit: false,
+        skip_smoke: false,
+        shard: None,
+        transport: client::Transport::Auto,
+    })
+    .await?;
+    println!(
+        "next: edit the pair and run it again with `cfg-bench run --config {} --server {} --sim`, \
+         or drop --sim to test the endpoint in settings.json",
+        settings.display(),
+        config.display()
+    );
+    Ok(code)
 }
 
 pub struct RunArgs {

@@ -48,6 +48,29 @@ fn refuses_lint_errors_and_a_missing_key_before_any_request() {
     assert!(err.contains("line break") && !err.contains("secret-4242"), "{err}");
 }
 
+/// The README's main job: from an empty folder with nothing set, `cfg-bench demo`
+/// runs the built-in pair against the simulator and says where everything went.
+#[test]
+fn demo_runs_the_built_in_pair_from_any_folder() {
+    let dir = common::scratch("demo");
+    let o = bench().current_dir(&dir).args(["demo", "--duration", "2"]).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("verdict: SLA"), "{out}");
+    for file in ["config.toml", "settings.json", "result.json", "report.html"] {
+        let path = dir.join("cfg-bench-demo").join(file);
+        assert!(path.is_file(), "{} missing: {out}{err}", path.display());
+        assert!(out.contains(&format!("cfg-bench-demo/{file}")), "{file} not named: {out}");
+    }
+    let result: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("cfg-bench-demo/result.json")).unwrap()).unwrap();
+    assert_eq!(result["simulated"], true);
+    assert!(result["throughput_tokens_per_sec"].as_f64().unwrap() > 0.0, "{result}");
+    assert!(!dir.join("runs").exists(), "the demo archives nothing");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn smoke_diagnoses_a_refused_connection() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
