@@ -3,14 +3,18 @@
 //! prints it rustc-style or as JSON/SARIF, the web app puts it next to the
 //! form field named by `pointer`.
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
+use crate::kind::FileKind;
 use crate::source::SourceFile;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// How serious a finding is: `error`, `warning` or `info`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    #[default]
     Info,
     Warning,
     Error,
@@ -30,13 +34,6 @@ impl std::fmt::Display for Severity {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
-}
-
-/// A 1-based line and column; columns count Unicode scalar values, not bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct LineCol {
-    pub line: usize,
-    pub column: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -63,6 +60,9 @@ pub struct Diagnostic {
     /// A short label printed under the caret.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// The span holds a secret: renderers show the source line with it masked.
+    #[serde(skip)]
+    pub redact: bool,
 }
 
 /// A diagnostic before it is tied to a file position: what a rule produces.
@@ -75,24 +75,56 @@ pub struct Finding {
     pub help: Option<String>,
     pub label: Option<String>,
     pub target: Target,
+    /// The span holds a secret (see [`Diagnostic::redact`]).
+    pub redact: bool,
 }
 
-/// Where a finding points.
+/// Where a finding points: a file of the pair and a place in it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Target {
-    /// The value at this JSON pointer in the config or settings file (or, if the
-    /// key is absent, the nearest existing parent, since that is where to add it).
-    Config(String),
-    Settings(String),
+pub struct Target {
+    pub file: FileKind,
+    pub place: Place,
+}
+
+/// A place in a file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Place {
+    /// The value at this JSON pointer (or, if the key is absent, the nearest
+    /// existing parent, since that is where to add it).
+    Value(String),
     /// The key itself (not its value), e.g. for an unknown key.
-    ConfigKey(String),
-    SettingsKey(String),
-    /// An explicit byte span with a pointer.
-    Span {
-        in_settings: bool,
-        span: Range<usize>,
-        pointer: String,
-    },
+    Key(String),
+    /// An explicit byte span, with the pointer of what it is about.
+    Span { span: Range<usize>, pointer: String },
+}
+
+impl Target {
+    pub fn value(file: FileKind, pointer: impl Into<String>) -> Self {
+        Target { file, place: Place::Value(pointer.into()) }
+    }
+
+    pub fn key(file: FileKind, pointer: impl Into<String>) -> Self {
+        Target { file, place: Place::Key(pointer.into()) }
+    }
+
+    pub fn span(file: FileKind, span: Range<usize>, pointer: impl Into<String>) -> Self {
+        Target { file, place: Place::Span { span, pointer: pointer.into() } }
+    }
+
+    /// The value at `pointer` in config.toml.
+    pub fn config(pointer: impl Into<String>) -> Self {
+        Self::value(FileKind::Config, pointer)
+    }
+
+    /// The value at `pointer` in settings.json.
+    pub fn settings(pointer: impl Into<String>) -> Self {
+        Self::value(FileKind::Settings, pointer)
+    }
+
+    /// The key at `pointer` in settings.json.
+    pub fn settings_key(pointer: impl Into<String>) -> Self {
+        Self::key(FileKind::Settings, pointer)
+    }
 }
 
 impl Finding {
@@ -103,7 +135,7 @@ impl Finding {
         message: impl Into<String>,
         target: Target,
     ) -> Self {
-        Finding { code, rule, severity, message: message.into(), help: None, label: None, target }
+        Finding { code, rule, severity, message: message.into(), help: None, label: None, target, redact: false }
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
@@ -113,6 +145,12 @@ impl Finding {
 
     pub fn label(mut self, label: impl Into<String>) -> Self {
         self.label = Some(label.into());
+        self
+    }
+
+    /// Marks the span as holding a secret: it is never shown, only pointed at.
+    pub fn redacted(mut self) -> Self {
+        self.redact = true;
         self
     }
 }
@@ -136,6 +174,7 @@ impl Diagnostic {
             pointer,
             span,
             label: finding.label,
+            redact: finding.redact,
         }
     }
 }

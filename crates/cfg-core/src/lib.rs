@@ -9,24 +9,28 @@
 pub mod catalog;
 pub mod diagnostic;
 pub mod hf;
+pub mod kind;
 pub mod lint;
 pub mod memory;
 pub mod model;
+pub mod output;
 pub mod parse;
 pub mod render;
 pub mod resolve;
 pub mod rules;
 pub mod schema;
+pub mod secrets;
 pub mod sim;
 pub mod source;
 pub mod starter;
+pub mod suggest;
 pub mod tree;
 pub mod url;
 pub mod verdict;
 
 pub use diagnostic::{Diagnostic, Severity};
-pub use lint::{Input, Options, Report, detect_kind, lint};
-pub use schema::FileKind;
+pub use kind::{FileKind, detect_kind};
+pub use lint::{Input, Options, Report, lint};
 pub use source::SourceFile;
 
 /// The vLLM release every rule targets.

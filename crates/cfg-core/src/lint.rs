@@ -2,12 +2,13 @@
 //! against the schema, deserialize, run the rules, and tie every finding to a
 //! line and column.
 
-use crate::diagnostic::{self, Diagnostic, Finding, Severity, Target};
+use crate::diagnostic::{self, Diagnostic, Finding, Place, Severity, Target};
+use crate::kind::FileKind;
 use crate::memory::MemoryReport;
 use crate::model::{Architecture, BenchResult, LoadTestSettings, ServerConfig};
 use crate::parse::{SyntaxError, parse_json, parse_toml};
-use crate::rules::{self, Context};
-use crate::schema::{self, FileKind, codes};
+use crate::rules::{self, ConfigContext, Rule, SettingsContext};
+use crate::schema::{self, codes};
 use crate::source::SourceFile;
 use crate::tree::Node;
 
@@ -25,33 +26,15 @@ impl Input {
     }
 }
 
-/// Guesses a file's kind from its name, then its content: `.toml` is a server
-/// config; JSON with `ttft_ms` is a result, any other JSON load-test settings.
-pub fn detect_kind(name: &str, text: &str) -> Option<FileKind> {
-    let lower = name.to_ascii_lowercase();
-    if lower.ends_with(".toml") {
-        return Some(FileKind::Config);
-    }
-    if lower.ends_with(".json") || text.trim_start().starts_with('{') {
-        // A result may embed its settings; only its own top-level keys count.
-        // (Parsed only when the key appears at all: settings files skip the extra parse.)
-        let top_level_ttft = text.contains("\"ttft_ms\"")
-            && crate::parse::parse_json(text).ok().is_some_and(|root| root.get("ttft_ms").is_some());
-        let is_result = top_level_ttft || (lower.contains("result") && !text.contains("\"request_distribution\""));
-        return Some(if is_result { FileKind::Result } else { FileKind::Settings });
-    }
-    if text.lines().any(|l| l.trim_start().starts_with('[')) {
-        return Some(FileKind::Config);
-    }
-    None
-}
-
 /// Extra knowledge the caller may supply (the CLI reads files; the core does not).
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Architecture from a local Hugging Face config.json (`--model-config`);
     /// fills keys `[model.architecture]` leaves out.
     pub model_config: Option<Architecture>,
+    /// Run this rule alone (with the parser's and the schema's findings, which
+    /// every rule needs first): how a rule's own tests stay independent of the others.
+    pub only: Option<&'static Rule>,
 }
 
 /// Everything one lint produced.
@@ -99,7 +82,7 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
                     codes::SYNTAX.1,
                     Severity::Error,
                     err.message,
-                    Target::Config(String::new()),
+                    Target::value(input.kind, ""),
                 );
                 let f = match err.help {
                     Some(h) => f.help(h),
@@ -113,9 +96,14 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
         let json = tree.as_ref().map(Node::to_json);
         let mut schema_ok = false;
         if let (Some(tree), Some(json)) = (&tree, &json) {
-            let findings = schema::validate(input.kind, json);
+            let findings = schema::validate(input.kind, json, &rules::enum_claim);
             schema_ok = findings.is_empty();
             for f in findings {
+                report.diagnostics.push(place(f, &input.source, tree));
+            }
+        }
+        if let Some(tree) = tree.as_ref().filter(|_| input.kind != FileKind::Result) {
+            for f in rules::run_on_tree(tree, input.kind, options.only) {
                 report.diagnostics.push(place(f, &input.source, tree));
             }
         }
@@ -146,14 +134,15 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
             cfg
         });
         let settings = s.and_then(|i| typed::<LoadTestSettings>(&parsed[i]));
-        let ctx = Context::new(
-            config.as_ref(),
-            settings.as_ref(),
-            c.and_then(|i| parsed[i].tree.as_ref()),
-            s.and_then(|i| parsed[i].tree.as_ref()),
-        );
-        for f in rules::run(&ctx) {
-            let Some(i) = (if finding_in_settings(&f.target) { s } else { c }) else { continue };
+        // Contexts exist only for files that are valid and typed, so a rule never
+        // sees a half-read file.
+        let config_ctx =
+            c.zip(config.as_ref()).and_then(|(i, cfg)| Some(ConfigContext::new(cfg, parsed[i].tree.as_ref()?)));
+        let settings_ctx = s
+            .zip(settings.as_ref())
+            .and_then(|(i, st)| Some(SettingsContext { settings: st, tree: parsed[i].tree.as_ref()? }));
+        for f in rules::run(config_ctx.as_ref(), settings_ctx.as_ref(), options.only) {
+            let Some(i) = (if f.target.file == FileKind::Settings { s } else { c }) else { continue };
             if let Some(tree) = &parsed[i].tree {
                 report.diagnostics.push(place(f, &parsed[i].input.source, tree));
             }
@@ -162,7 +151,7 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
             report.config_unchecked = c
                 .filter(|&i| !parsed[i].schema_ok)
                 .and_then(|i| <ServerConfig as serde::Deserialize>::deserialize(parsed[i].json.as_ref()?).ok());
-            report.memory = ctx.derived.as_ref().and_then(|d| d.memory.clone().ok());
+            report.memory = config_ctx.as_ref().and_then(|ctx| ctx.memory.clone().ok());
             report.config = config;
             report.settings = settings;
         }
@@ -172,7 +161,7 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
 }
 
 /// Adds a Hugging Face config.json's architecture under the one in the file.
-pub fn merge_architecture(config: &mut ServerConfig, extra: &Architecture) {
+fn merge_architecture(config: &mut ServerConfig, extra: &Architecture) {
     let arch = config.model.architecture.get_or_insert_with(Default::default);
     macro_rules! fill {
         ($($f:ident),*) => { $( if arch.$f.is_none() { arch.$f = extra.$f.clone(); } )* };
@@ -194,17 +183,13 @@ fn typed<T: serde::de::DeserializeOwned>(p: &Parsed<'_>) -> Option<T> {
     T::deserialize(p.json.as_ref()?).ok()
 }
 
-fn finding_in_settings(target: &Target) -> bool {
-    matches!(target, Target::Settings(_) | Target::SettingsKey(_) | Target::Span { in_settings: true, .. })
-}
-
 /// Ties a finding to a span: the value (or key) at its pointer, or, for a key
 /// that is absent, the section it belongs in.
 fn place(f: Finding, source: &SourceFile, tree: &Node) -> Diagnostic {
-    let (pointer, want_key) = match &f.target {
-        Target::Config(p) | Target::Settings(p) => (p.clone(), false),
-        Target::ConfigKey(p) | Target::SettingsKey(p) => (p.clone(), true),
-        Target::Span { span, pointer, .. } => {
+    let (pointer, want_key) = match &f.target.place {
+        Place::Value(p) => (p.clone(), false),
+        Place::Key(p) => (p.clone(), true),
+        Place::Span { span, pointer } => {
             let (span, pointer) = (span.clone(), pointer.clone());
             return Diagnostic::at(f, source, span, pointer);
         }

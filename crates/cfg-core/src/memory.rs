@@ -72,7 +72,7 @@ impl MemoryReport {
 }
 
 /// The documented allowances for what only vLLM's profiling run measures.
-pub struct Allowances;
+struct Allowances;
 
 impl Allowances {
     /// Peak activation of the profiling run (one step of max_num_batched_tokens
@@ -125,7 +125,7 @@ pub fn weight_bytes_per_param(config: &ServerConfig, arch: &Arch, dtype: Resolve
 
 /// 4-bit methods store ~0.5 B/param plus group scales and the unquantized
 /// embeddings and head: 0.55 B/param in practice. 8-bit methods: 1.0.
-pub fn quantized_bytes_per_param(method: &str) -> Option<f64> {
+fn quantized_bytes_per_param(method: &str) -> Option<f64> {
     let four_bit = [
         "awq",
         "auto_awq",
@@ -170,7 +170,7 @@ pub fn quantized_bytes_per_param(method: &str) -> Option<f64> {
 }
 
 /// KV-cache bytes per token for one layer on one GPU (§3.3).
-pub fn kv_bytes_per_token_per_layer(
+fn kv_bytes_per_token_per_layer(
     arch: &Arch,
     tp: u32,
     kv_dtype: Option<KvCacheDtype>,
@@ -277,7 +277,7 @@ pub fn tensor_parallel_advice(config: &ServerConfig, gpu: &Gpu, arch: &Arch) -> 
 
 /// The smallest tensor-parallel size (dividing the attention heads, within the
 /// GPUs available) at which the model fits with the same settings.
-pub fn smallest_fitting_tp(config: &ServerConfig, gpu: &Gpu, arch: &Arch, max_gpus: u32) -> Option<u32> {
+fn smallest_fitting_tp(config: &ServerConfig, gpu: &Gpu, arch: &Arch, max_gpus: u32) -> Option<u32> {
     let heads = arch.num_attention_heads?;
     [1u32, 2, 4, 8, 16]
         .into_iter()

@@ -5,7 +5,7 @@
 //! API key travels as `VLLM_API_KEY` from the environment, never as text.
 
 use crate::model::ServerConfig;
-use crate::rules::security::env_reference;
+use crate::secrets::env_reference;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Arg {

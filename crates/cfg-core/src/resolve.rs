@@ -100,7 +100,7 @@ pub fn gpu(config: &ServerConfig) -> Option<Gpu> {
     })
 }
 
-pub fn parse_capability(text: &str) -> Option<(u8, u8)> {
+fn parse_capability(text: &str) -> Option<(u8, u8)> {
     let (a, b) = text.split_once('.')?;
     Some((a.parse().ok()?, b.parse().ok()?))
 }
@@ -178,7 +178,7 @@ pub fn dtype(config: &ServerConfig, arch: &Arch, gpu: Option<&Gpu>) -> ResolvedD
 
 /// vLLM 0.33's `vllm serve` defaults for the two batching knobs (§2.4):
 /// (max_num_batched_tokens, max_num_seqs) by device memory and name.
-pub fn batch_defaults(gpu: Option<&Gpu>) -> (u32, u32) {
+fn batch_defaults(gpu: Option<&Gpu>) -> (u32, u32) {
     match gpu {
         Some(g) if g.memory_gib >= 160.0 => (16384, 1024),
         Some(g) if g.memory_gib >= 70.0 && !g.name.to_lowercase().contains("a100") => (8192, 1024),

@@ -10,37 +10,9 @@ use schemars::generate::SchemaSettings;
 use serde_json::Value as Json;
 
 use crate::diagnostic::{Finding, Severity, Target};
+use crate::kind::FileKind;
 use crate::model::{BenchResult, LoadTestSettings, ServerConfig};
 use crate::tree::{join_pointer, pointer_tokens};
-
-/// The three file kinds the toolkit reads and writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FileKind {
-    Config,
-    Settings,
-    Result,
-}
-
-impl FileKind {
-    pub const ALL: [FileKind; 3] = [FileKind::Config, FileKind::Settings, FileKind::Result];
-
-    /// File name of the committed schema under `schemas/`.
-    pub fn schema_file_name(self) -> &'static str {
-        match self {
-            FileKind::Config => "config.schema.json",
-            FileKind::Settings => "settings.schema.json",
-            FileKind::Result => "result.schema.json",
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            FileKind::Config => "config",
-            FileKind::Settings => "settings",
-            FileKind::Result => "result",
-        }
-    }
-}
 
 /// The schema of a file kind as pretty JSON with a trailing newline, exactly
 /// as committed under `schemas/`.
@@ -146,20 +118,31 @@ pub mod codes {
     pub const INVALID_VALUE: (&str, &str) = ("CFG006", "invalid-value");
 }
 
+/// A rule's claim on the enum errors at one pointer: refused values there are
+/// reported under its code, with a note about the value where it has one
+/// (`gguf` in `model.quantization` is the quantization rule's, with its advice).
+pub struct EnumClaim {
+    pub code: &'static str,
+    pub rule: &'static str,
+    pub note: Option<String>,
+}
+
+/// Who claims the enum errors at a pointer, given the refused value.
+pub type EnumClaims<'a> = &'a dyn Fn(&str, &str) -> Option<EnumClaim>;
+
 /// Validates a parsed file (as plain JSON) against the schema of `kind`;
 /// one finding per problem, pointing by JSON pointer.
-pub fn validate(kind: FileKind, instance: &Json) -> Vec<Finding> {
+pub fn validate(kind: FileKind, instance: &Json, claims: EnumClaims<'_>) -> Vec<Finding> {
     let schema = schema(kind);
-    let in_settings = kind != FileKind::Config;
     let mut findings: Vec<Finding> = Vec::new();
     for error in validator(kind).iter_errors(instance) {
         let pointer = error.instance_path().as_str().to_string();
         let found: Vec<Finding> = match error.kind() {
             // One finding per unknown key, each pointing at its own key.
             ValidationErrorKind::AdditionalProperties { unexpected } => {
-                unexpected.iter().map(|name| unknown_key(name, &pointer, schema, in_settings)).collect()
+                unexpected.iter().map(|name| unknown_key(name, &pointer, schema, kind)).collect()
             }
-            kind => vec![finding_for(kind, &pointer, error.instance(), schema, in_settings)],
+            error_kind => vec![finding_for(error_kind, &pointer, error.instance(), schema, kind, claims)],
         };
         for f in found {
             if !findings.iter().any(|g| g.target == f.target && g.code == f.code && g.message == f.message) {
@@ -170,22 +153,17 @@ pub fn validate(kind: FileKind, instance: &Json) -> Vec<Finding> {
     findings
 }
 
-fn target(in_settings: bool, pointer: String, key: bool) -> Target {
-    match (in_settings, key) {
-        (false, false) => Target::Config(pointer),
-        (false, true) => Target::ConfigKey(pointer),
-        (true, false) => Target::Settings(pointer),
-        (true, true) => Target::SettingsKey(pointer),
-    }
+fn target(file: FileKind, pointer: String, key: bool) -> Target {
+    if key { Target::key(file, pointer) } else { Target::value(file, pointer) }
 }
 
-fn describe(value: &Json, in_settings: bool) -> String {
+fn describe(value: &Json, file: FileKind) -> String {
     match value {
-        Json::String(s) if crate::rules::security::looks_like_secret(s, "").is_some() => {
+        Json::String(s) if crate::secrets::looks_like_secret(s, "").is_some() => {
             "a value that looks like a key (not shown)".into()
         }
         Json::String(s) => format!("\"{s}\""),
-        Json::Object(_) if in_settings => "an object".into(),
+        Json::Object(_) if file.is_json() => "an object".into(),
         Json::Object(_) => "a table".into(),
         Json::Array(_) => "an array".into(),
         other => other.to_string(),
@@ -197,19 +175,17 @@ fn finding_for(
     pointer: &str,
     instance: &Json,
     schema: &Json,
-    in_settings: bool,
+    file: FileKind,
+    claims: EnumClaims<'_>,
 ) -> Finding {
     use codes::*;
     let sub = schema_at(schema, pointer);
     let key_name = pointer_tokens(pointer).last().unwrap_or_else(|| "file".into());
     let doc = sub.and_then(|s| s.get("description")).and_then(Json::as_str).map(first_sentence);
     let make = |(code, rule): (&'static str, &'static str), message: String, key: bool| {
-        Finding::new(code, rule, Severity::Error, message, target(in_settings, pointer.to_string(), key))
+        Finding::new(code, rule, Severity::Error, message, target(file, pointer.to_string(), key))
     };
     match kind {
-        ValidationErrorKind::AdditionalProperties { unexpected } => {
-            unknown_key(unexpected.first().map_or("", String::as_str), pointer, schema, in_settings)
-        }
         ValidationErrorKind::Required { property } => {
             let name = property.as_str().unwrap_or_default();
             let prop_doc = sub
@@ -218,11 +194,8 @@ fn finding_for(
                 .and_then(|p| p.get("description").or_else(|| resolve(schema, p).get("description")))
                 .and_then(Json::as_str)
                 .map(first_sentence);
-            let mut f = make(
-                MISSING_KEY,
-                format!("missing required key `{name}` in {}", section_name(pointer, in_settings)),
-                false,
-            );
+            let mut f =
+                make(MISSING_KEY, format!("missing required key `{name}` in {}", section_name(pointer, file)), false);
             f = f.help(match prop_doc {
                 Some(d) => format!("add `{name}`: {d}"),
                 None => format!("add `{name}`"),
@@ -232,12 +205,9 @@ fn finding_for(
         ValidationErrorKind::Type { kind } => {
             let expected =
                 format!("{kind:?}").to_lowercase().replace("single(", "").replace("multiple(", "").replace(')', "");
-            let expected = expected_type(sub, in_settings).unwrap_or(expected);
-            let mut f = make(
-                WRONG_TYPE,
-                format!("`{key_name}` must be {expected}, found {}", describe(instance, in_settings)),
-                false,
-            );
+            let expected = expected_type(sub, file).unwrap_or(expected);
+            let mut f =
+                make(WRONG_TYPE, format!("`{key_name}` must be {expected}, found {}", describe(instance, file)), false);
             if let Some(d) = doc {
                 f = f.help(d);
             }
@@ -250,26 +220,24 @@ fn finding_for(
             let options = enum_values(schema, sub);
             if options.is_empty() {
                 // An untagged union such as served_model_name: say what shapes fit.
-                let mut f = make(
-                    WRONG_TYPE,
-                    format!("`{key_name}` has the wrong shape: {}", describe(instance, in_settings)),
-                    false,
-                );
+                let mut f =
+                    make(WRONG_TYPE, format!("`{key_name}` has the wrong shape: {}", describe(instance, file)), false);
                 if let Some(d) = doc {
                     f = f.help(d);
                 }
                 return f;
             }
-            let given = instance.as_str().map(str::to_string).unwrap_or_else(|| describe(instance, in_settings));
-            let owner = crate::rules::enum_owner(pointer).unwrap_or(INVALID_VALUE);
+            let given = instance.as_str().map(str::to_string).unwrap_or_else(|| describe(instance, file));
+            let claim = claims(pointer, &given);
             let mut message = format!("`{given}` is not a valid {key_name}");
-            if let Some(note) = crate::rules::enum_note(pointer, &given) {
+            if let Some(note) = claim.as_ref().and_then(|c| c.note.as_deref()) {
                 message = format!("{message}: {note}");
             }
+            let owner = claim.map_or(INVALID_VALUE, |c| (c.code, c.rule));
             let mut f = make(owner, message, false);
-            f = match crate::rules::enum_alias(&given)
+            f = match crate::suggest::alias(&given)
                 .filter(|a| options.iter().any(|o| o == a))
-                .or_else(|| nearest(&given, &options))
+                .or_else(|| crate::suggest::nearest(&given, &options))
             {
                 Some(best) => f
                     .help(format!("did you mean `{best}`? Valid values: {}", options.join(", ")))
@@ -278,14 +246,10 @@ fn finding_for(
             };
             f
         }
-        ValidationErrorKind::Minimum { limit } => bound(make, ">=", limit, &key_name, instance, in_settings, doc),
-        ValidationErrorKind::ExclusiveMinimum { limit } => {
-            bound(make, ">", limit, &key_name, instance, in_settings, doc)
-        }
-        ValidationErrorKind::Maximum { limit } => bound(make, "<=", limit, &key_name, instance, in_settings, doc),
-        ValidationErrorKind::ExclusiveMaximum { limit } => {
-            bound(make, "<", limit, &key_name, instance, in_settings, doc)
-        }
+        ValidationErrorKind::Minimum { limit } => bound(make, ">=", limit, &key_name, instance, file, doc),
+        ValidationErrorKind::ExclusiveMinimum { limit } => bound(make, ">", limit, &key_name, instance, file, doc),
+        ValidationErrorKind::Maximum { limit } => bound(make, "<=", limit, &key_name, instance, file, doc),
+        ValidationErrorKind::ExclusiveMaximum { limit } => bound(make, "<", limit, &key_name, instance, file, doc),
         ValidationErrorKind::MinLength { limit } => range_finding(
             make(OUT_OF_RANGE, format!("`{key_name}` must have at least {limit} character(s)"), false),
             doc,
@@ -313,7 +277,7 @@ fn finding_for(
         ValidationErrorKind::PropertyNames { error } => {
             let name = error.instance().as_str().unwrap_or_default().to_string();
             let at = join_pointer(&pointer_tokens(pointer).chain(std::iter::once(name.clone())).collect::<Vec<_>>());
-            let section = section_name(pointer, in_settings);
+            let section = section_name(pointer, file);
             match error.kind() {
                 ValidationErrorKind::MaxLength { limit } | ValidationErrorKind::MinLength { limit } => Finding::new(
                     OUT_OF_RANGE.0,
@@ -328,7 +292,7 @@ fn finding_for(
                     } else {
                         format!("an empty name in {section}: names have at least {limit} character")
                     },
-                    target(in_settings, at, true),
+                    target(file, at, true),
                 )
                 .help(if matches!(error.kind(), ValidationErrorKind::MaxLength { .. }) {
                     "use a shorter name: it labels the class in results, reports and charts"
@@ -340,32 +304,29 @@ fn finding_for(
                     INVALID_VALUE.1,
                     Severity::Error,
                     format!("`{name}` is not a valid key in {section}"),
-                    target(in_settings, at, true),
+                    target(file, at, true),
                 )
                 .help("percentile keys are written p50, p95, p99, p99.9, ..."),
             }
         }
         ValidationErrorKind::Pattern { pattern } => {
-            let secret = instance.as_str().is_some_and(|v| crate::rules::security::looks_like_secret(v, "").is_some());
+            let secret = instance.as_str().is_some_and(|v| crate::secrets::looks_like_secret(v, "").is_some());
             let message = if secret {
                 // Diagnostics end up in logs: never echo what looks like a key.
                 format!("`{key_name}` holds what looks like a key, not the expected form `{pattern}`")
             } else {
-                format!(
-                    "`{key_name}` value {} does not match the expected form `{pattern}`",
-                    describe(instance, in_settings)
-                )
+                format!("`{key_name}` value {} does not match the expected form `{pattern}`", describe(instance, file))
             };
             range_finding(make(INVALID_VALUE, message, false), doc)
         }
         _ => {
-            let message = format!("`{key_name}` is invalid: {}", describe(instance, in_settings));
+            let message = format!("`{key_name}` is invalid: {}", describe(instance, file));
             range_finding(make(INVALID_VALUE, message, false), doc)
         }
     }
 }
 
-fn unknown_key(name: &str, pointer: &str, schema: &Json, in_settings: bool) -> Finding {
+fn unknown_key(name: &str, pointer: &str, schema: &Json, file: FileKind) -> Finding {
     use codes::UNKNOWN_KEY;
     let known = property_names(schema_at(schema, pointer));
     let at = join_pointer(&pointer_tokens(pointer).chain(std::iter::once(name.to_string())).collect::<Vec<_>>());
@@ -373,15 +334,15 @@ fn unknown_key(name: &str, pointer: &str, schema: &Json, in_settings: bool) -> F
         UNKNOWN_KEY.0,
         UNKNOWN_KEY.1,
         Severity::Error,
-        format!("unknown key `{name}` in {}", section_name(pointer, in_settings)),
-        target(in_settings, at, true),
+        format!("unknown key `{name}` in {}", section_name(pointer, file)),
+        target(file, at, true),
     );
-    if let Some(home) = known_elsewhere(name, schema, pointer, in_settings) {
+    if let Some(home) = known_elsewhere(name, schema, pointer, file) {
         return f
-            .help(format!("`{name}` belongs in {home}, not in {}", section_name(pointer, in_settings)))
+            .help(format!("`{name}` belongs in {home}, not in {}", section_name(pointer, file)))
             .label(format!("move to {home}"));
     }
-    f = match nearest(name, &known) {
+    f = match crate::suggest::nearest(name, &known) {
         Some(best) => f.help(format!("did you mean `{best}`?")).label(format!("did you mean `{best}`?")),
         None if known.is_empty() => f.help("remove it"),
         None => f.help(format!("valid keys here: {}", known.join(", "))),
@@ -395,10 +356,10 @@ fn bound(
     limit: &Json,
     key_name: &str,
     instance: &Json,
-    in_settings: bool,
+    file: FileKind,
     doc: Option<String>,
 ) -> Finding {
-    let message = format!("`{key_name}` is {}, must be {op} {limit}", describe(instance, in_settings));
+    let message = format!("`{key_name}` is {}, must be {op} {limit}", describe(instance, file));
     range_finding(make(codes::OUT_OF_RANGE, message, false), doc)
 }
 
@@ -409,9 +370,14 @@ fn range_finding(f: Finding, doc: Option<String>) -> Finding {
     }
 }
 
-fn section_name(pointer: &str, in_settings: bool) -> String {
+/// A section as its file writes it: `[batching]` in TOML, `metrics` in JSON.
+fn section_name(pointer: &str, file: FileKind) -> String {
     let path: Vec<String> = pointer_tokens(pointer).collect();
-    match (path.is_empty(), in_settings) {
+    section_label(&path, file)
+}
+
+fn section_label(path: &[String], file: FileKind) -> String {
+    match (path.is_empty(), file.is_json()) {
         (true, _) => "the top level".into(),
         (false, false) => format!("`[{}]`", path.join(".")),
         (false, true) => format!("`{}`", path.join(".")),
@@ -459,7 +425,7 @@ pub fn resolve<'a>(root: &'a Json, mut node: &'a Json) -> &'a Json {
 }
 
 /// The subschema describing the value at an instance pointer.
-pub fn schema_at<'a>(root: &'a Json, pointer: &str) -> Option<&'a Json> {
+fn schema_at<'a>(root: &'a Json, pointer: &str) -> Option<&'a Json> {
     let mut node = resolve(root, root);
     for token in pointer_tokens(pointer) {
         let next = node
@@ -480,7 +446,7 @@ fn property_names(schema: Option<&Json>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn expected_type(schema: Option<&Json>, in_settings: bool) -> Option<String> {
+fn expected_type(schema: Option<&Json>, file: FileKind) -> Option<String> {
     let t = schema?.get("type")?;
     let names: Vec<&str> = match t {
         Json::String(s) => vec![s.as_str()],
@@ -494,7 +460,7 @@ fn expected_type(schema: Option<&Json>, in_settings: bool) -> Option<String> {
             "number" => "a number",
             "string" => "a string",
             "boolean" => "true or false",
-            "object" if in_settings => "an object",
+            "object" if file.is_json() => "an object",
             "object" => "a table",
             "array" => "an array",
             _ => "valid",
@@ -530,7 +496,7 @@ pub fn enum_values(root: &Json, schema: Option<&Json>) -> Vec<String> {
 
 /// If an unknown key is a valid key of another section, name that section
 /// (`max_num_seqs` written under `[model]` belongs in `[batching]`).
-fn known_elsewhere(name: &str, root: &Json, pointer: &str, in_settings: bool) -> Option<String> {
+fn known_elsewhere(name: &str, root: &Json, pointer: &str, file: FileKind) -> Option<String> {
     let here: Vec<String> = pointer_tokens(pointer).collect();
     let mut found = None;
     walk_properties(root, resolve(root, root), &mut Vec::new(), &mut |path, props| {
@@ -538,15 +504,7 @@ fn known_elsewhere(name: &str, root: &Json, pointer: &str, in_settings: bool) ->
             found = Some(path.to_vec());
         }
     });
-    found.map(|path| {
-        if path.is_empty() {
-            "the top level".to_string()
-        } else if in_settings {
-            format!("`{}`", path.join("."))
-        } else {
-            format!("`[{}]`", path.join("."))
-        }
-    })
+    found.map(|path| section_label(&path, file))
 }
 
 /// Called with each object schema's path and its properties.
@@ -563,30 +521,6 @@ fn walk_properties(root: &Json, node: &Json, path: &mut Vec<String>, visit: &mut
         walk_properties(root, resolve(root, sub), path, visit);
         path.pop();
     }
-}
-
-/// The closest candidate by edit distance, if it is close enough to be a typo.
-pub fn nearest(word: &str, candidates: &[String]) -> Option<String> {
-    let lower = word.to_lowercase();
-    candidates
-        .iter()
-        .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))
-        .filter(|(d, c)| *d <= (c.len().max(word.len()) / 3).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c.clone())
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// A long name cut to fit a one-line message.
@@ -616,12 +550,5 @@ mod tests {
         }
         walk(schema(FileKind::Config), resolve(schema(FileKind::Config), schema(FileKind::Config)), "");
         walk(schema(FileKind::Settings), schema(FileKind::Settings), "");
-    }
-
-    #[test]
-    fn typo_suggestions() {
-        let c = vec!["max_num_seqs".to_string(), "max_num_batched_tokens".to_string()];
-        assert_eq!(nearest("max_num_seq", &c).as_deref(), Some("max_num_seqs"));
-        assert_eq!(nearest("banana", &c), None);
     }
 }

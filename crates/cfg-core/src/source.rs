@@ -1,7 +1,12 @@
 //! A file's text with its line index, so byte offsets turn into 1-based
 //! line/column pairs without rescanning.
 
-use crate::diagnostic::LineCol;
+/// A 1-based line and column; columns count Unicode scalar values, not bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
 
 #[derive(Debug, Clone)]
 pub struct SourceFile {
@@ -29,11 +34,11 @@ impl SourceFile {
         LineCol { line: line + 1, column: self.text[start..offset].chars().count() + 1 }
     }
 
-    /// The text of a 1-based line, without its line break.
-    pub fn line_text(&self, line: usize) -> &str {
-        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else { return "" };
+    /// The byte range of a 1-based line, without its line break (empty past the end).
+    pub fn line_span(&self, line: usize) -> std::ops::Range<usize> {
+        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else { return self.text.len()..self.text.len() };
         let end = self.line_starts.get(line).copied().unwrap_or(self.text.len());
-        self.text[start..end].trim_end_matches(['\n', '\r'])
+        start..start + self.text[start..end].trim_end_matches(['\n', '\r']).len()
     }
 
     pub fn line_count(&self) -> usize {
@@ -53,7 +58,7 @@ mod tests {
         assert_eq!(f.line_col(5), LineCol { line: 2, column: 2 });
         assert_eq!(f.line_col(4), LineCol { line: 2, column: 1 }, "inside a multibyte char");
         assert_eq!(f.line_col(999), LineCol { line: 3, column: 1 });
-        assert_eq!(f.line_text(2), "çd");
-        assert_eq!(f.line_text(9), "");
+        assert_eq!(&f.text[f.line_span(2)], "çd");
+        assert_eq!(f.line_span(9), 7..7, "past the end: empty, at the end");
     }
 }

@@ -120,18 +120,6 @@ impl Node {
             _ => {}
         }
     }
-
-    pub fn type_name(&self) -> &'static str {
-        match self.value {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Integer(_) => "integer",
-            Value::Float(_) => "float",
-            Value::String(_) => "string",
-            Value::Array(_) => "array",
-            Value::Object(_) => "table",
-        }
-    }
 }
 
 pub fn escape_token(token: &str) -> String {

@@ -4,7 +4,8 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Url {
     pub scheme: String,
-    /// `host[:port]` as written.
+    /// `host[:port]` as written, without any `user:password@` before it: this is
+    /// what messages and derived URLs show, so a credential never travels with it.
     pub authority: String,
     pub host: String,
     pub port: Option<u16>,
@@ -19,6 +20,7 @@ impl Url {
         let authority = &rest[..end];
         let path = rest[end..].split(['?', '#']).next().unwrap_or("").to_string();
         let host_port = authority.rsplit_once('@').map_or(authority, |(_, hp)| hp);
+        let authority = host_port;
         let (host, port) = if let Some(v6) = host_port.strip_prefix('[') {
             let (h, after) = v6.split_once(']')?;
             (h.to_string(), after.strip_prefix(':').and_then(|p| p.parse().ok()))
@@ -68,5 +70,8 @@ mod tests {
         assert!(Url::parse("not a url").is_none());
         assert!(Url::parse("http://:80/").is_none());
         assert!(Url::has_userinfo("https://user:pw@host/x"));
+        // A password never reaches the parts messages are built from.
+        let u = Url::parse("http://admin:PASSWORD@host:8000/v1/completions").unwrap();
+        assert_eq!((u.authority.as_str(), u.host.as_str(), u.port), ("host:8000", "host", Some(8000)));
     }
 }

@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use cfg_core::schema::{FileKind, schema_text};
+use cfg_core::FileKind;
+use cfg_core::schema::schema_text;
 
 #[test]
 fn committed_schemas_match_the_types() {

@@ -341,4 +341,4 @@ impl ServerConfig {
 }
 
 /// vLLM 0.33's default `--gpu-memory-utilization`.
-pub const DEFAULT_GPU_MEMORY_UTILIZATION: f64 = 0.92;
+const DEFAULT_GPU_MEMORY_UTILIZATION: f64 = 0.92;

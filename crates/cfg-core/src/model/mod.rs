@@ -4,8 +4,10 @@ mod config;
 mod enums;
 mod result;
 mod settings;
+mod verdict;
 
 pub use config::*;
 pub use enums::*;
 pub use result::*;
 pub use settings::*;
+pub use verdict::*;

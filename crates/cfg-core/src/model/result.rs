@@ -78,7 +78,7 @@ pub struct BenchResult {
     pub timeseries: Vec<TimePoint>,
     /// The verdict against the SLA, the seed's diagnoses, and the capacity plan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<crate::verdict::Verdict>,
+    pub verdict: Option<super::Verdict>,
     /// Present on the result of one shard of a sharded run (`cfg-bench run --shard I/N`):
     /// what `cfg-bench merge` needs to combine the shards exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -337,17 +337,20 @@ mod tests {
     }
 
     #[test]
-    fn garbage_never_panics() {
-        let samples: Vec<String> = vec![
-            "\u{feff}{}".into(),
-            "\"\\ud800\\u0041\"".into(),
-            "\"\\u12".into(),
-            "-".into(),
-            "[".repeat(70),
-            "\u{ff}".into(),
-        ];
+    fn a_byte_order_mark_is_skipped_and_spans_still_count_from_the_file_start() {
+        let text = "\u{feff}{\"a\": 1}";
+        let root = parse_json(text).expect("a BOM before the object is accepted");
+        let located = root.locate("/a").expect("key a");
+        assert_eq!(&text[located.node.span.clone()], "1");
+    }
+
+    #[test]
+    fn garbage_is_refused_with_a_span_inside_the_text() {
+        let samples: Vec<String> =
+            vec!["\"\\ud800\\u0041\"".into(), "\"\\u12".into(), "-".into(), "[".repeat(70), "\u{ff}".into()];
         for s in samples {
-            let _ = parse_json(&s);
+            let err = parse_json(&s).expect_err(&s);
+            assert!(err.span.start <= err.span.end && err.span.end <= s.len(), "{s:?}: {err:?}");
         }
     }
 }

@@ -7,39 +7,59 @@
 //! CFG4xx load-test settings, CFG5xx across the two files, CFG6xx security.
 
 use crate::diagnostic::{Finding, Severity, Target};
-use crate::memory::{MemoryReport, Missing};
-use crate::model::{LoadTestSettings, ServerConfig};
-use crate::resolve::{Arch, Batch, Gpu, ResolvedDtype};
+use crate::kind::FileKind;
+use crate::schema::EnumClaim;
 use crate::tree::Node;
 
-/// Declares a rule: the doc comment becomes its documentation.
+/// Declares a rule: the doc comment becomes its documentation, and `scope`
+/// says which files its check needs (see [`Check`]).
 macro_rules! declare_rule {
-    ($(#[doc = $doc:expr])* pub static $id:ident = { code: $code:literal, name: $name:literal, severity: $sev:ident, check $(,)? }) => {
-        declare_rule! { $(#[doc = $doc])* pub static $id = { code: $code, name: $name, severity: $sev, check: check } }
-    };
-    ($(#[doc = $doc:expr])* pub static $id:ident = { code: $code:literal, name: $name:literal, severity: $sev:ident, check: $check:ident $(,)? }) => {
+    ($(#[doc = $doc:expr])* pub static $id:ident = { code: $code:literal, name: $name:literal, severity: $sev:ident, $scope:ident $(: $check:ident)? $(,)? }) => {
         $(#[doc = $doc])*
         pub static $id: $crate::rules::Rule = $crate::rules::Rule {
             code: $code,
             name: $name,
             severity: $crate::diagnostic::Severity::$sev,
             doc: concat!($($doc, "\n"),*),
-            check: $check,
+            check: declare_rule!(@check $scope $($check)?),
         };
     };
+    (@check parsed) => { $crate::rules::Check::Parsed };
+    (@check $scope:ident) => { declare_rule!(@check $scope check) };
+    (@check config $check:ident) => { $crate::rules::Check::Config($check) };
+    (@check settings $check:ident) => { $crate::rules::Check::Settings($check) };
+    (@check pair $check:ident) => { $crate::rules::Check::Pair($check) };
+    (@check tree $check:ident) => { $crate::rules::Check::Tree($check) };
 }
 
 mod batching;
 mod compat;
+mod context;
 mod cross;
 mod memory;
 mod schema;
-pub mod security;
+mod security;
 mod settings;
 
-pub use compat::quantization_unsupported::{enum_note_for_quantization, removed_quantization};
+pub use compat::quantization_unsupported::removed_quantization;
+pub use context::{ConfigContext, SettingsContext};
 
-pub type Check = fn(&Context<'_>, &mut Vec<Finding>);
+/// What a rule's check needs, and so when it runs: the registry calls each
+/// check only with the files it needs, typed and schema-valid.
+#[derive(Clone, Copy)]
+pub enum Check {
+    /// Reported by the parser or the schema validator, not by a check of its own;
+    /// registered for its code and documentation.
+    Parsed,
+    /// A config.toml, with the figures derived from it.
+    Config(fn(&ConfigContext<'_>, &mut Vec<Finding>)),
+    /// A settings.json.
+    Settings(fn(&SettingsContext<'_>, &mut Vec<Finding>)),
+    /// A config.toml and the settings.json of the same load test.
+    Pair(fn(&ConfigContext<'_>, &SettingsContext<'_>, &mut Vec<Finding>)),
+    /// The syntax tree of any config or settings file that parses, valid or not.
+    Tree(fn(&Node, FileKind, &mut Vec<Finding>)),
+}
 
 pub struct Rule {
     pub code: &'static str,
@@ -126,102 +146,51 @@ pub fn find(code_or_name: &str) -> Option<&'static Rule> {
     RULES.iter().copied().find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
 }
 
-/// Everything a rule may look at. The typed files are present only when they
-/// passed the schema; derived figures are computed once for all rules.
-pub struct Context<'a> {
-    pub config: Option<&'a ServerConfig>,
-    pub settings: Option<&'a LoadTestSettings>,
-    pub config_tree: Option<&'a Node>,
-    pub settings_tree: Option<&'a Node>,
-    pub derived: Option<Derived>,
-}
-
-/// Figures derived from the config once, shared by the rules.
-pub struct Derived {
-    pub gpu: Option<Gpu>,
-    pub arch: Arch,
-    pub dtype: ResolvedDtype,
-    pub batch: Batch,
-    pub memory: Result<MemoryReport, Missing>,
-}
-
-impl<'a> Context<'a> {
-    pub fn new(
-        config: Option<&'a ServerConfig>,
-        settings: Option<&'a LoadTestSettings>,
-        config_tree: Option<&'a Node>,
-        settings_tree: Option<&'a Node>,
-    ) -> Self {
-        let derived = config.map(|c| {
-            let gpu = crate::resolve::gpu(c);
-            let arch = crate::resolve::arch(c);
-            let dtype = crate::resolve::dtype(c, &arch, gpu.as_ref());
-            let batch = crate::resolve::batch(c, &arch, gpu.as_ref());
-            let memory = match &gpu {
-                Some(g) => crate::memory::estimate_with(c, g, &arch),
-                None => Err(Missing::Gpu),
-            };
-            Derived { gpu, arch, dtype, batch, memory }
-        });
-        Context { config, settings, config_tree, settings_tree, derived }
-    }
-
-    /// Whether a key is written in the config (rules that judge explicit
-    /// values must not fire on vLLM's own defaults).
-    pub fn config_has(&self, pointer: &str) -> bool {
-        self.config_tree.is_some_and(|t| t.locate(pointer).is_some())
-    }
-
-    pub fn settings_has(&self, pointer: &str) -> bool {
-        self.settings_tree.is_some_and(|t| t.locate(pointer).is_some())
-    }
-}
-
-/// Runs every rule.
-pub fn run(ctx: &Context<'_>) -> Vec<Finding> {
+/// Runs every rule (or only `only`) on the files at hand: config rules when
+/// there is a valid config, settings rules when there are valid settings, pair
+/// rules when both belong to one load test.
+pub fn run(
+    config: Option<&ConfigContext<'_>>,
+    settings: Option<&SettingsContext<'_>>,
+    only: Option<&Rule>,
+) -> Vec<Finding> {
     let mut out = Vec::new();
-    for rule in RULES {
-        (rule.check)(ctx, &mut out);
+    for rule in RULES.iter().filter(|r| only.is_none_or(|o| o.code == r.code)) {
+        match (rule.check, config, settings) {
+            (Check::Config(check), Some(c), _) => check(c, &mut out),
+            (Check::Settings(check), _, Some(s)) => check(s, &mut out),
+            (Check::Pair(check), Some(c), Some(s)) => check(c, s, &mut out),
+            _ => {}
+        }
     }
     out
 }
 
-fn noop(_: &Context<'_>, _: &mut Vec<Finding>) {}
+/// Runs the tree rules (or only `only`) on one parsed file.
+pub fn run_on_tree(tree: &Node, file: FileKind, only: Option<&Rule>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for rule in RULES.iter().filter(|r| only.is_none_or(|o| o.code == r.code)) {
+        if let Check::Tree(check) = rule.check {
+            check(tree, file, &mut out);
+        }
+    }
+    out
+}
 
 /// The rule that owns schema enum errors at a pointer, so `gguf` in
 /// `model.quantization` is reported by the quantization rule, with its advice.
-pub fn enum_owner(pointer: &str) -> Option<(&'static str, &'static str)> {
-    let rule = match pointer {
-        "/model/quantization" => &compat::quantization_unsupported::RULE,
-        "/model/kv_cache_dtype" => &compat::kv_cache_dtype_invalid::RULE,
+pub fn enum_claim(pointer: &str, value: &str) -> Option<EnumClaim> {
+    let (rule, note) = match pointer {
+        "/model/quantization" => {
+            (&compat::quantization_unsupported::RULE, Some(compat::quantization_unsupported::enum_note(value)))
+        }
+        "/model/kv_cache_dtype" => (&compat::kv_cache_dtype_invalid::RULE, None),
         _ => return None,
     };
-    Some((rule.code, rule.name))
+    Some(EnumClaim { code: rule.code, rule: rule.name, note })
 }
 
-/// An explanation to add when a value is refused by an enum.
-pub fn enum_note(pointer: &str, value: &str) -> Option<String> {
-    match pointer {
-        "/model/quantization" => enum_note_for_quantization(value),
-        _ => None,
-    }
-}
-
-/// Common spellings of valid values (fp16 for float16, ...).
-pub fn enum_alias(value: &str) -> Option<String> {
-    let alias = match value.to_ascii_lowercase().as_str() {
-        "fp16" | "f16" | "half" => "float16",
-        "bf16" => "bfloat16",
-        "fp32" | "f32" => "float32",
-        "fp8_e4m3fn" => "fp8_e4m3",
-        "fifo" | "fcfs" => "fcfs",
-        "compressed_tensors" => "compressed-tensors",
-        _ => return None,
-    };
-    Some(alias.to_string())
-}
-
-/// `1 234 567` style thousands for messages.
+/// Thousands separated by commas for messages: `1,234,567`.
 pub(crate) fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
@@ -232,4 +201,53 @@ pub(crate) fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Input, Options};
+
+    #[test]
+    fn codes_are_unique_and_in_order_and_every_doc_has_its_sections() {
+        for pair in RULES.windows(2) {
+            assert!(pair[0].code < pair[1].code, "{} before {}", pair[0].code, pair[1].code);
+        }
+        for rule in RULES {
+            let doc = rule.documentation();
+            assert!(doc.starts_with("# "), "{} has no title", rule.code);
+            for section in ["**What:**", "**Why:**", "**Example:**", "**Fix:**"] {
+                assert!(doc.contains(section), "{} lacks {section}", rule.code);
+            }
+            assert!(
+                rule.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{}",
+                rule.name
+            );
+        }
+        use crate::schema::codes;
+        for (code, name) in [
+            codes::SYNTAX,
+            codes::UNKNOWN_KEY,
+            codes::MISSING_KEY,
+            codes::WRONG_TYPE,
+            codes::OUT_OF_RANGE,
+            codes::INVALID_VALUE,
+        ] {
+            assert!(find(code).is_some_and(|r| r.name == name && matches!(r.check, Check::Parsed)), "{code}");
+        }
+    }
+
+    #[test]
+    fn one_rule_runs_alone() {
+        let inputs = [
+            Input::new(FileKind::Config, "config.toml", include_str!("../../../../examples/spec/config.toml")),
+            Input::new(FileKind::Settings, "settings.json", include_str!("../../../../examples/spec/settings.json")),
+        ];
+        let all = crate::lint(&inputs, &Options::default());
+        assert!(all.diagnostics.iter().any(|d| d.code != "CFG501"), "the pair has other findings too");
+        let only = crate::lint(&inputs, &Options { only: find("CFG501"), ..Options::default() });
+        let codes: Vec<&str> = only.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["CFG501"]);
+    }
 }

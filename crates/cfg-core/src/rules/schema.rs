@@ -2,8 +2,6 @@
 //! not match its JSON Schema. They are produced by the parser and the schema
 //! validator; they are registered here so they have codes and documentation.
 
-use super::noop;
-
 declare_rule! {
     /// # The file is not valid TOML or JSON
     ///
@@ -17,7 +15,7 @@ declare_rule! {
     ///
     /// **Fix:** correct the syntax at the caret. JSON allows no comments and no
     /// trailing commas; TOML strings need quotes.
-    pub static SYNTAX_ERROR = { code: "CFG001", name: "syntax-error", severity: Error, check: noop }
+    pub static SYNTAX_ERROR = { code: "CFG001", name: "syntax-error", severity: Error, parsed }
 }
 
 declare_rule! {
@@ -34,7 +32,7 @@ declare_rule! {
     ///
     /// **Fix:** use the suggested name, or move the key to the section named in
     /// the help line.
-    pub static UNKNOWN_KEY = { code: "CFG002", name: "unknown-key", severity: Error, check: noop }
+    pub static UNKNOWN_KEY = { code: "CFG002", name: "unknown-key", severity: Error, parsed }
 }
 
 declare_rule! {
@@ -48,7 +46,7 @@ declare_rule! {
     /// **Example:** a settings.json with no `model`.
     ///
     /// **Fix:** add the key; the help line says what it means.
-    pub static MISSING_KEY = { code: "CFG003", name: "missing-key", severity: Error, check: noop }
+    pub static MISSING_KEY = { code: "CFG003", name: "missing-key", severity: Error, parsed }
 }
 
 declare_rule! {
@@ -61,7 +59,7 @@ declare_rule! {
     /// **Example:** `max_model_len = "8192"` (a string) instead of `8192`.
     ///
     /// **Fix:** write the value in the type named by the message.
-    pub static WRONG_TYPE = { code: "CFG004", name: "wrong-type", severity: Error, check: noop }
+    pub static WRONG_TYPE = { code: "CFG004", name: "wrong-type", severity: Error, parsed }
 }
 
 declare_rule! {
@@ -76,7 +74,7 @@ declare_rule! {
     /// **Example:** `gpu_memory_utilization = 1.2`
     ///
     /// **Fix:** use a value inside the range given in the message.
-    pub static OUT_OF_RANGE = { code: "CFG005", name: "out-of-range", severity: Error, check: noop }
+    pub static OUT_OF_RANGE = { code: "CFG005", name: "out-of-range", severity: Error, parsed }
 }
 
 declare_rule! {
@@ -90,5 +88,5 @@ declare_rule! {
     /// **Example:** `dtype = "fp16"` (vLLM spells it `float16` or `half`).
     ///
     /// **Fix:** use one of the values listed in the help line.
-    pub static INVALID_VALUE = { code: "CFG006", name: "invalid-value", severity: Error, check: noop }
+    pub static INVALID_VALUE = { code: "CFG006", name: "invalid-value", severity: Error, parsed }
 }

@@ -74,6 +74,14 @@ pub enum TokenEvent {
     Rejected,
 }
 
+/// Prefill work scheduled in a step.
+#[derive(Default)]
+struct Prefill {
+    tokens: u64,
+    /// Requests whose prompt is complete after this step: their first token comes out.
+    done: Vec<u64>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepOutcome {
     pub seconds: f64,
@@ -194,26 +202,52 @@ impl Engine {
     /// Runs one engine step: decodes first, then continues or starts
     /// prefills within the token budget; returns how long the step takes and
     /// which requests produced tokens.
+    /// One engine step, as vLLM V1's scheduler takes it: decodes first, then
+    /// prefill chunks of running requests, then admissions, all within the
+    /// step's token budget; the tokens come out when the step's time is over.
     pub fn step(&mut self) -> StepOutcome {
         let mut events = Vec::new();
-        let cfg = self.config.clone();
-        let mut budget = u64::from(cfg.max_num_batched_tokens);
+        let mut budget = u64::from(self.config.max_num_batched_tokens);
+        self.reject_too_long(&mut events);
+        let (scheduled, preempted) = self.schedule_decodes(&mut budget);
+        let mut prefill = Prefill::default();
+        self.schedule_prefill_chunks(&mut budget, &mut prefill);
+        if !preempted {
+            // As vLLM V1: a step that had to preempt admits nobody.
+            self.admit(&mut budget, &mut prefill);
+        }
+        // Cost of the step: every scheduled token, reading every running context.
+        let decode_tokens = scheduled.len() as u64;
+        let context: u64 = self.running.iter().map(Running::context).sum();
+        let seconds = if decode_tokens + prefill.tokens == 0 {
+            0.0
+        } else {
+            self.config.cost.step_seconds(decode_tokens + prefill.tokens, context)
+        };
+        self.emit_tokens(&scheduled, &prefill.done, &mut events);
+        StepOutcome { seconds, events, prefill_tokens: prefill.tokens, decode_tokens }
+    }
 
-        // Requests that can never run.
+    /// Requests that can never run: the prompt alone fills the context.
+    fn reject_too_long(&mut self, events: &mut Vec<(u64, TokenEvent)>) {
+        let max_model_len = u64::from(self.config.max_model_len);
         self.waiting.retain(|w| {
-            let too_long = u64::from(w.req.prompt_tokens) >= u64::from(cfg.max_model_len);
+            let too_long = u64::from(w.req.prompt_tokens) >= max_model_len;
             if too_long {
                 events.push((w.req.id, TokenEvent::Rejected));
             }
             !too_long
         });
+    }
 
-        // 1. Decodes: every fully prefilled request gets one token, growing
-        //    its KV by one slot; when the cache is full, preempt and retry.
+    /// Every fully prefilled request gets one token, growing its KV by one slot;
+    /// when the cache is full, preempt and retry. Returns the scheduled ids and
+    /// whether anything was preempted.
+    fn schedule_decodes(&mut self, budget: &mut u64) -> (Vec<u64>, bool) {
         let mut scheduled: Vec<u64> = Vec::new();
         let mut preempted = false;
         let mut i = 0;
-        while i < self.running.len() && budget > 0 {
+        while i < self.running.len() && *budget > 0 {
             if self.running[i].prefilling() {
                 i += 1;
                 continue;
@@ -232,25 +266,27 @@ impl Engine {
             }
             self.free_blocks -= extra;
             self.running[i].blocks = need;
-            budget -= 1;
+            *budget -= 1;
             scheduled.push(self.running[i].req.id);
             i += 1;
         }
+        (scheduled, preempted)
+    }
 
-        // 2. Prefill chunks of running requests.
-        let mut prefill_tokens = 0u64;
-        let mut prefill_done: Vec<u64> = Vec::new();
+    /// The next prefill chunk of every running request still prefilling.
+    fn schedule_prefill_chunks(&mut self, budget: &mut u64, prefill: &mut Prefill) {
+        let chunked = self.config.chunked_prefill;
         for r in self.running.iter_mut() {
-            if budget == 0 {
+            if *budget == 0 {
                 break;
             }
             if !r.prefilling() {
                 continue;
             }
             let remaining = u64::from(r.prefill_target - r.prefilled);
-            let chunk = if cfg.chunked_prefill {
-                remaining.min(budget)
-            } else if remaining <= budget {
+            let chunk = if chunked {
+                remaining.min(*budget)
+            } else if remaining <= *budget {
                 remaining
             } else {
                 0
@@ -266,24 +302,29 @@ impl Engine {
             self.free_blocks -= extra;
             r.blocks = need;
             r.prefilled += chunk as u32;
-            budget -= chunk;
-            prefill_tokens += chunk;
+            *budget -= chunk;
+            prefill.tokens += chunk;
             if !r.prefilling() {
-                prefill_done.push(r.req.id);
+                prefill.done.push(r.req.id);
             }
         }
+    }
 
-        // 3. Admissions, unless this step had to preempt (as vLLM V1).
+    /// Waiting requests join the batch while the budget, `max_num_seqs` and the
+    /// free KV blocks allow (by priority under the priority policy).
+    fn admit(&mut self, budget: &mut u64, prefill: &mut Prefill) {
+        let cfg = &self.config;
         if cfg.priority_scheduling {
             let mut v: Vec<Waiting> = self.waiting.drain(..).collect();
             v.sort_by_key(|w| w.req.priority);
             self.waiting = v.into();
         }
-        while !preempted && budget > 0 && (self.running.len() as u32) < cfg.max_num_seqs {
+        let (chunked, max_num_seqs) = (cfg.chunked_prefill, cfg.max_num_seqs);
+        while *budget > 0 && (self.running.len() as u32) < max_num_seqs {
             let Some(front) = self.waiting.front() else { break };
             let target = front.req.prompt_tokens + front.generated;
-            let chunk = if cfg.chunked_prefill { u64::from(target).min(budget) } else { u64::from(target) };
-            if chunk > budget {
+            let chunk = if chunked { u64::from(target).min(*budget) } else { u64::from(target) };
+            if chunk > *budget {
                 break;
             }
             let need = Self::blocks_for(chunk);
@@ -292,8 +333,8 @@ impl Engine {
             }
             let w = self.waiting.pop_front().expect("front exists");
             self.free_blocks -= need;
-            budget -= chunk;
-            prefill_tokens += chunk;
+            *budget -= chunk;
+            prefill.tokens += chunk;
             let r = Running {
                 req: w.req,
                 prefill_target: target,
@@ -303,21 +344,16 @@ impl Engine {
                 blocks: need,
             };
             if !r.prefilling() {
-                prefill_done.push(r.req.id);
+                prefill.done.push(r.req.id);
             }
             self.running.push(r);
         }
+    }
 
-        // Cost of the step: every scheduled token, reading every running context.
-        let decode_tokens = scheduled.len() as u64;
-        let context: u64 = self.running.iter().map(Running::context).sum();
-        let seconds = if decode_tokens + prefill_tokens == 0 {
-            0.0
-        } else {
-            cfg.cost.step_seconds(decode_tokens + prefill_tokens, context)
-        };
-
-        // Tokens come out at the end of the step.
+    /// The step's tokens: one for every request decoded or done prefilling;
+    /// finished requests leave and free their blocks.
+    fn emit_tokens(&mut self, scheduled: &[u64], prefill_done: &[u64], events: &mut Vec<(u64, TokenEvent)>) {
+        let max_model_len = u64::from(self.config.max_model_len);
         let mut finished: Vec<u64> = Vec::new();
         for r in self.running.iter_mut() {
             let id = r.req.id;
@@ -332,7 +368,7 @@ impl Engine {
             }
             // A request's only token is reported as Done alone; consumers
             // treat a Done without a First as the first token too.
-            let event = if r.generated >= r.req.output_tokens || r.context() >= u64::from(cfg.max_model_len) {
+            let event = if r.generated >= r.req.output_tokens || r.context() >= max_model_len {
                 finished.push(id);
                 TokenEvent::Done
             } else if r.generated == 1 {
@@ -349,7 +385,6 @@ impl Engine {
                 self.requests_finished_total += 1;
             }
         }
-        StepOutcome { seconds, events, prefill_tokens, decode_tokens }
     }
 }
 

@@ -15,13 +15,13 @@ use crate::model::{LoadTestSettings, ServerConfig};
 use crate::resolve::{self, Gpu};
 
 /// Fraction of peak FLOP/s a serving step reaches (prefill).
-pub const ACHIEVABLE_FLOPS: f64 = 0.5;
+const ACHIEVABLE_FLOPS: f64 = 0.5;
 /// Fraction of peak bandwidth a decode step reaches.
-pub const ACHIEVABLE_BANDWIDTH: f64 = 0.8;
+const ACHIEVABLE_BANDWIDTH: f64 = 0.8;
 /// Scheduler, sampler and kernel-launch cost of one step.
-pub const STEP_OVERHEAD_S: f64 = 0.003;
+const STEP_OVERHEAD_S: f64 = 0.003;
 /// GPU assumed when config.toml names none.
-pub const DEFAULT_GPU: &str = "H100-80GB";
+const DEFAULT_GPU: &str = "H100-80GB";
 
 /// The engine configuration for a config.toml, and what had to be assumed.
 pub struct Instance {
@@ -133,7 +133,7 @@ pub fn draw_class(rng: &mut SplitMix64, classes: &[Class]) -> usize {
 
 /// What happened to one request in a virtual-time run (seconds).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Trace {
+struct Trace {
     pub class: usize,
     pub sent: f64,
     pub first_token: Option<f64>,
@@ -144,7 +144,7 @@ pub struct Trace {
 
 /// Closed-loop load in virtual time: `concurrency` requests always in
 /// flight for `duration_s`; each completion immediately sends the next.
-pub fn run_closed_loop(
+fn run_closed_loop(
     engine: EngineConfig,
     classes: &[Class],
     concurrency: u32,
@@ -228,7 +228,19 @@ pub fn nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
 }
 
 /// Summarises a virtual-time run, ignoring the first `warmup_s` seconds.
-pub fn summarise(traces: &[Trace], duration_s: f64, warmup_s: f64) -> (f64, f64, f64, f64, f64, usize) {
+/// What a simulated run measured after its warm-up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Summary {
+    pub ttft_p50_ms: f64,
+    pub ttft_p99_ms: f64,
+    pub tpot_p50_ms: f64,
+    pub output_tokens_per_sec: f64,
+    pub requests_per_sec: f64,
+    /// Requests finished after the warm-up.
+    pub completed: usize,
+}
+
+fn summarise(traces: &[Trace], duration_s: f64, warmup_s: f64) -> Summary {
     let done: Vec<&Trace> =
         traces.iter().filter(|t| !t.rejected && t.finished.is_some() && t.sent >= warmup_s).collect();
     let mut ttft: Vec<f64> = done.iter().filter_map(|t| Some((t.first_token? - t.sent) * 1000.0)).collect();
@@ -239,14 +251,14 @@ pub fn summarise(traces: &[Trace], duration_s: f64, warmup_s: f64) -> (f64, f64,
         .collect();
     let window = (duration_s - warmup_s).max(1e-9);
     let tokens: f64 = done.iter().map(|t| f64::from(t.output_tokens)).sum();
-    (
-        percentile(&mut ttft, 50.0),
-        percentile(&mut ttft, 99.0),
-        percentile(&mut tpot, 50.0),
-        tokens / window,
-        done.len() as f64 / window,
-        done.len(),
-    )
+    Summary {
+        ttft_p50_ms: percentile(&mut ttft, 50.0),
+        ttft_p99_ms: percentile(&mut ttft, 99.0),
+        tpot_p50_ms: percentile(&mut tpot, 50.0),
+        output_tokens_per_sec: tokens / window,
+        requests_per_sec: done.len() as f64 / window,
+        completed: done.len(),
+    }
 }
 
 /// Predicted TTFT and throughput for each value of `max_num_seqs`, under the
@@ -265,17 +277,16 @@ pub fn sweep_max_num_seqs(
         let inst = instance(&c)?;
         let traces = run_closed_loop(inst.engine, &classes, settings.concurrency, duration_s, 42);
         let warmup = duration_s * 0.1;
-        let (ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, output_tokens_per_sec, requests_per_sec, completed) =
-            summarise(&traces, duration_s, warmup);
+        let s = summarise(&traces, duration_s, warmup);
         points.push(SweepPoint {
             parameter: "max_num_seqs".into(),
             value,
-            ttft_p50_ms,
-            ttft_p99_ms,
-            tpot_p50_ms,
-            output_tokens_per_sec,
-            requests_per_sec,
-            completed,
+            ttft_p50_ms: s.ttft_p50_ms,
+            ttft_p99_ms: s.ttft_p99_ms,
+            tpot_p50_ms: s.tpot_p50_ms,
+            output_tokens_per_sec: s.output_tokens_per_sec,
+            requests_per_sec: s.requests_per_sec,
+            completed: s.completed,
         });
     }
     Ok(points)

@@ -52,7 +52,7 @@ impl SplitMix64 {
     }
 
     /// Standard normal by Box-Muller.
-    pub fn normal(&mut self) -> f64 {
+    fn normal(&mut self) -> f64 {
         let u1 = (1.0 - self.next_f64()).max(f64::MIN_POSITIVE);
         let u2 = self.next_f64();
         (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()

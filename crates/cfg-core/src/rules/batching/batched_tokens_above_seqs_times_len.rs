@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # `max_num_batched_tokens` exceeds `max_num_seqs x max_model_len`
@@ -17,11 +17,10 @@ declare_rule! {
     ///
     /// **Fix:** lower `max_num_batched_tokens` to at most
     /// `max_num_seqs x max_model_len`.
-    pub static RULE = { code: "CFG103", name: "batched-tokens-above-seqs-times-len", severity: Warning, check }
+    pub static RULE = { code: "CFG103", name: "batched-tokens-above-seqs-times-len", severity: Warning, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(d) = &ctx.derived else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let b = d.batch;
     let cap = u64::from(b.max_num_seqs) * u64::from(b.max_model_len);
     if !b.tokens_explicit || u64::from(b.max_num_batched_tokens) <= cap {
@@ -30,7 +29,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     out.push(
         RULE.finding(
             format!("max_num_batched_tokens ({}) exceeds max_num_seqs * max_model_len ({cap})", b.max_num_batched_tokens),
-            Target::Config("/batching/max_num_batched_tokens".into()),
+            Target::config("/batching/max_num_batched_tokens"),
         )
         .help(format!("lower max_num_batched_tokens to {cap} or less; the excess only inflates the activation memory vLLM reserves")),
     );

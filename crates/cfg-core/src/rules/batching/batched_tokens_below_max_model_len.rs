@@ -1,5 +1,5 @@
 use crate::diagnostic::{Severity, Target};
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # `max_num_batched_tokens` is smaller than `max_model_len`
@@ -25,11 +25,11 @@ declare_rule! {
     ///
     /// **Fix:** raise `max_num_batched_tokens` to at least `max_model_len`, lower
     /// `max_model_len`, or turn chunked prefill on.
-    pub static RULE = { code: "CFG101", name: "batched-tokens-below-max-model-len", severity: Error, check }
+    pub static RULE = { code: "CFG101", name: "batched-tokens-below-max-model-len", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let b = d.batch;
     if !b.tokens_explicit || b.max_num_batched_tokens >= b.max_model_len {
         return;
@@ -42,7 +42,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     };
     let mut f = RULE.finding(
         format!("max_num_batched_tokens ({mnbt}) is smaller than max_model_len ({mml})"),
-        Target::Config("/batching/max_num_batched_tokens".into()),
+        Target::config("/batching/max_num_batched_tokens"),
     );
     if config.chunked_prefill() {
         f.severity = Severity::Warning;

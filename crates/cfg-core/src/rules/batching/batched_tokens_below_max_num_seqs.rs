@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # `max_num_batched_tokens` is smaller than `max_num_seqs`
@@ -14,11 +14,10 @@ declare_rule! {
     /// **Example:** `max_num_batched_tokens = 512` with `max_num_seqs = 1024`.
     ///
     /// **Fix:** raise `max_num_batched_tokens` or lower `max_num_seqs`.
-    pub static RULE = { code: "CFG102", name: "batched-tokens-below-max-num-seqs", severity: Error, check }
+    pub static RULE = { code: "CFG102", name: "batched-tokens-below-max-num-seqs", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(d) = &ctx.derived else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let b = d.batch;
     if b.max_num_batched_tokens >= b.max_num_seqs || !(b.tokens_explicit || b.seqs_explicit) {
         return;
@@ -30,7 +29,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     out.push(
         RULE.finding(
             format!("max_num_batched_tokens ({}{tokens_note}) must be greater than or equal to max_num_seqs ({}{seqs_note})", b.max_num_batched_tokens, b.max_num_seqs),
-            Target::Config(pointer.into()),
+            Target::config(pointer),
         )
         .label("vLLM refuses to start")
         .help(format!("raise max_num_batched_tokens to at least {} or lower max_num_seqs to {}", b.max_num_seqs, b.max_num_batched_tokens)),

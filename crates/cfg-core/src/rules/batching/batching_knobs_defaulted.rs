@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # The batching knobs are left to vLLM's defaults
@@ -16,11 +16,10 @@ declare_rule! {
     ///
     /// **Fix:** set both explicitly to the values your load test chose
     /// (`cfg-bench sim --sweep max_num_seqs=...` helps pick them).
-    pub static RULE = { code: "CFG105", name: "batching-knobs-defaulted", severity: Info, check }
+    pub static RULE = { code: "CFG105", name: "batching-knobs-defaulted", severity: Info, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(d) = &ctx.derived else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let b = d.batch;
     let missing: Vec<String> = [
         (!b.seqs_explicit).then(|| format!("max_num_seqs = {}", b.max_num_seqs)),
@@ -34,10 +33,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     }
     let gpu = d.gpu.as_ref().map_or("an unnamed GPU".to_string(), |g| g.name.clone());
     out.push(
-        RULE.finding(
-            format!("vLLM will choose {} on {gpu}", missing.join(" and ")),
-            Target::Config("/batching".into()),
-        )
-        .help("set the batching knobs explicitly, to values a load test of your traffic chose"),
+        RULE.finding(format!("vLLM will choose {} on {gpu}", missing.join(" and ")), Target::config("/batching"))
+            .help("set the batching knobs explicitly, to values a load test of your traffic chose"),
     );
 }

@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # `max_model_len` is longer than the model supports
@@ -18,11 +18,11 @@ declare_rule! {
     ///
     /// **Fix:** lower `max_model_len` to the model's maximum, or pick a model
     /// trained for longer contexts.
-    pub static RULE = { code: "CFG104", name: "max-model-len-exceeds-model", severity: Error, check }
+    pub static RULE = { code: "CFG104", name: "max-model-len-exceeds-model", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let (Some(mml), Some(max)) = (config.model.max_model_len, d.arch.max_position_embeddings) else { return };
     if mml <= max {
         return;
@@ -30,7 +30,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     out.push(
         RULE.finding(
             format!("max_model_len ({mml}) is greater than the model's derived maximum (max_position_embeddings={max})"),
-            Target::Config("/model/max_model_len".into()),
+            Target::config("/model/max_model_len"),
         )
         .label("vLLM refuses to start")
         .help(format!("set max_model_len to {max} or less (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 overrides the check but positions past {max} produce NaNs)")),

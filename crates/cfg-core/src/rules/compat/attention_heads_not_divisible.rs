@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # Attention heads not divisible by `tensor_parallel_size`
@@ -14,11 +14,11 @@ declare_rule! {
     /// `tensor_parallel_size = 3`.
     ///
     /// **Fix:** choose a size that divides the head count (usually 1, 2, 4 or 8).
-    pub static RULE = { code: "CFG308", name: "attention-heads-not-divisible", severity: Error, check }
+    pub static RULE = { code: "CFG308", name: "attention-heads-not-divisible", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let Some(heads) = d.arch.num_attention_heads else { return };
     let tp = config.tensor_parallel_size();
     if tp <= 1 || heads % tp == 0 {
@@ -29,7 +29,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     out.push(
         RULE.finding(
             format!("total number of attention heads ({heads}) must be divisible by tensor parallel size ({tp})"),
-            Target::Config("/parallel/tensor_parallel_size".into()),
+            Target::config("/parallel/tensor_parallel_size"),
         )
         .label("vLLM refuses to start")
         .help(format!("use a tensor_parallel_size that divides {heads}: {}", valid.join(", "))),

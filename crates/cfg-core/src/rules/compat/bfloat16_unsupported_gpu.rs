@@ -1,6 +1,6 @@
 use crate::diagnostic::Target;
 use crate::model::Dtype;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # bfloat16 on a GPU older than compute capability 8.0
@@ -17,18 +17,18 @@ declare_rule! {
     /// **Example:** `dtype = "bfloat16"` with `[hardware] gpu = "T4"`.
     ///
     /// **Fix:** set `dtype = "float16"` (or `"auto"`).
-    pub static RULE = { code: "CFG301", name: "bfloat16-unsupported-gpu", severity: Error, check }
+    pub static RULE = { code: "CFG301", name: "bfloat16-unsupported-gpu", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let Some(gpu) = &d.gpu else { return };
     let (Some(cap), Some((major, minor))) = (gpu.capability_code(), gpu.compute_capability) else { return };
     if config.model.dtype != Some(Dtype::Bfloat16) || cap >= 80 {
         return;
     }
     out.push(
-        RULE.finding(format!("bfloat16 is only supported on GPUs with compute capability of at least 8.0; the {} has {major}.{minor}", gpu.name), Target::Config("/model/dtype".into()))
+        RULE.finding(format!("bfloat16 is only supported on GPUs with compute capability of at least 8.0; the {} has {major}.{minor}", gpu.name), Target::config("/model/dtype"))
             .label("vLLM refuses to start")
             .help("set dtype = \"float16\" (or \"auto\", which falls back to float16 on this GPU)"),
     );

@@ -1,7 +1,7 @@
 use crate::diagnostic::Target;
 use crate::model::Dtype;
 use crate::resolve::FLOAT16_UNSUPPORTED;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # float16 on a model that forbids it
@@ -16,11 +16,11 @@ declare_rule! {
     /// **Example:** `name = "google/gemma-2-9b-it"` with `dtype = "float16"`.
     ///
     /// **Fix:** use `bfloat16` (needs compute capability 8.0) or `float32`.
-    pub static RULE = { code: "CFG307", name: "float16-unsupported-model", severity: Error, check }
+    pub static RULE = { code: "CFG307", name: "float16-unsupported-model", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let Some(model_type) = d.arch.model_type.as_deref() else { return };
     if !matches!(config.model.dtype, Some(Dtype::Float16 | Dtype::Half)) || !FLOAT16_UNSUPPORTED.contains(&model_type) {
         return;
@@ -28,7 +28,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     out.push(
         RULE.finding(
             format!("the model type '{model_type}' does not support float16 (numerical instability)"),
-            Target::Config("/model/dtype".into()),
+            Target::config("/model/dtype"),
         )
         .label("vLLM refuses to start")
         .help("set dtype = \"bfloat16\" (compute capability 8.0+) or \"float32\""),

@@ -1,7 +1,7 @@
 use crate::diagnostic::Target;
 use crate::model::KvCacheDtype;
 use crate::resolve::Gpu;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # `kv_cache_dtype` is not valid, or not valid for this model and GPU
@@ -18,13 +18,13 @@ declare_rule! {
     /// **Example:** `kv_cache_dtype = "fp8_e4m3fn"`
     ///
     /// **Fix:** use `fp8` (= `fp8_e4m3`) or `auto`.
-    pub static RULE = { code: "CFG305", name: "kv-cache-dtype-invalid", severity: Error, check }
+    pub static RULE = { code: "CFG305", name: "kv-cache-dtype-invalid", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let Some(kv) = config.model.kv_cache_dtype else { return };
-    let target = || Target::Config("/model/kv_cache_dtype".into());
+    let target = || Target::config("/model/kv_cache_dtype");
     if matches!(kv, KvCacheDtype::Fp8DsMla | KvCacheDtype::Nvfp4DsMla)
         && d.arch.model_type.is_some()
         && !d.arch.is_mla()

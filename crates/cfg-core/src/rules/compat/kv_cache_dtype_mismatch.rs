@@ -1,7 +1,7 @@
 use crate::diagnostic::Target;
 use crate::model::KvCacheDtype;
 use crate::resolve::ResolvedDtype;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # A 16-bit `kv_cache_dtype` that differs from the model dtype
@@ -16,11 +16,11 @@ declare_rule! {
     /// **Example:** `dtype = "bfloat16"` with `kv_cache_dtype = "float16"`.
     ///
     /// **Fix:** use `auto` (the model dtype) or the model's dtype.
-    pub static RULE = { code: "CFG306", name: "kv-cache-dtype-mismatch", severity: Error, check }
+    pub static RULE = { code: "CFG306", name: "kv-cache-dtype-mismatch", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let wanted = match config.model.kv_cache_dtype {
         Some(KvCacheDtype::Float16) => ResolvedDtype::Float16,
         Some(KvCacheDtype::Bfloat16) => ResolvedDtype::Bfloat16,
@@ -41,7 +41,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
                 wanted.as_str(),
                 d.dtype.as_str()
             ),
-            Target::Config("/model/kv_cache_dtype".into()),
+            Target::config("/model/kv_cache_dtype"),
         )
         .label("vLLM refuses to start")
         .help(fix),

@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # KV heads and `tensor_parallel_size` do not divide
@@ -16,17 +16,17 @@ declare_rule! {
     /// `tensor_parallel_size = 5` it does not.
     ///
     /// **Fix:** choose a size that divides the KV heads, or a multiple of them.
-    pub static RULE = { code: "CFG309", name: "kv-heads-not-divisible", severity: Error, check }
+    pub static RULE = { code: "CFG309", name: "kv-heads-not-divisible", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     if d.arch.is_mla() {
         return;
     }
     let Some(kv) = d.arch.num_key_value_heads else { return };
     let tp = config.tensor_parallel_size();
-    let ok = if tp >= kv { tp % kv == 0 } else { kv % tp == 0 };
+    let ok = if tp >= kv { tp.is_multiple_of(kv) } else { kv.is_multiple_of(tp) };
     if tp <= 1 || ok {
         return;
     }
@@ -34,7 +34,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     out.push(
         RULE.finding(
             format!("{kv} KV heads cannot be split over tensor_parallel_size {tp}: {a} is not divisible by {b}"),
-            Target::Config("/parallel/tensor_parallel_size".into()),
+            Target::config("/parallel/tensor_parallel_size"),
         )
         .label("vLLM fails while building the model")
         .help(format!("use a tensor_parallel_size that divides {kv} or is a multiple of it")),

@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # A setting vLLM has no flag for
@@ -16,11 +16,11 @@ declare_rule! {
     /// **Fix:** scrape `http://host:port/metrics` on the API port, or put a
     /// proxy on the metrics port. `cfg-lint render` lists every key it cannot
     /// render.
-    pub static RULE = { code: "CFG314", name: "no-vllm-equivalent", severity: Info, check }
+    pub static RULE = { code: "CFG314", name: "no-vllm-equivalent", severity: Info, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(config) = ctx.config else { return };
+fn check(c: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = c.config;
     let m = config.monitoring();
     let port = config.server().port.unwrap_or(8000);
     // Equal ports are a conflict, reported by port-conflict (CFG604).
@@ -28,7 +28,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         out.push(
             RULE.finding(
                 format!("vLLM has no metrics port: /metrics is served on the API port {port}, not on {mp}"),
-                Target::Config("/monitoring/metrics_port".into()),
+                Target::config("/monitoring/metrics_port"),
             )
             .help(format!("point Prometheus at :{port}/metrics, or run a proxy that serves :{mp}")),
         );
@@ -37,7 +37,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         out.push(
             RULE.finding(
                 "vLLM cannot turn /metrics off; enable_metrics = false has no effect",
-                Target::Config("/monitoring/enable_metrics".into()),
+                Target::config("/monitoring/enable_metrics"),
             )
             .help("block /metrics at the gateway if it must not be reachable"),
         );

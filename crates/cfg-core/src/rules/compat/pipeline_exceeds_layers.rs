@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # More pipeline stages than layers
@@ -13,11 +13,11 @@ declare_rule! {
     /// **Example:** `pipeline_parallel_size = 32` for a 16-layer model.
     ///
     /// **Fix:** use at most as many stages as layers (in practice far fewer).
-    pub static RULE = { code: "CFG313", name: "pipeline-exceeds-layers", severity: Warning, check }
+    pub static RULE = { code: "CFG313", name: "pipeline-exceeds-layers", severity: Warning, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let Some(layers) = d.arch.num_hidden_layers else { return };
     let pp = config.pipeline_parallel_size();
     if pp <= layers {
@@ -26,7 +26,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     out.push(
         RULE.finding(
             format!("pipeline_parallel_size ({pp}) is larger than the model's {layers} layers"),
-            Target::Config("/parallel/pipeline_parallel_size".into()),
+            Target::config("/parallel/pipeline_parallel_size"),
         )
         .help(format!("use at most {layers} pipeline stages")),
     );

@@ -1,6 +1,6 @@
 use super::supported_act_dtypes;
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # Quantization conflicts with the dtype or the checkpoint
@@ -19,15 +19,15 @@ declare_rule! {
     ///
     /// **Fix:** remove `quantization` for pre-quantized checkpoints (vLLM reads
     /// it from config.json), or use a dtype the method supports.
-    pub static RULE = { code: "CFG304", name: "quantization-dtype-mismatch", severity: Error, check }
+    pub static RULE = { code: "CFG304", name: "quantization-dtype-mismatch", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let Some(q) = config.model.quantization else { return };
     let supported = supported_act_dtypes(q);
     if !supported.contains(&d.dtype.as_str()) {
-        let pointer = if ctx.config_has("/model/dtype") { "/model/dtype" } else { "/model/quantization" };
+        let pointer = if d.has("/model/dtype") { "/model/dtype" } else { "/model/quantization" };
         out.push(
             RULE.finding(
                 format!(
@@ -36,7 +36,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
                     q.as_str(),
                     supported.join(", ")
                 ),
-                Target::Config(pointer.into()),
+                Target::config(pointer),
             )
             .label("vLLM refuses to start")
             .help(format!("set dtype = \"{}\"", supported.last().copied().unwrap_or("bfloat16"))),
@@ -50,7 +50,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
             out.push(
                 RULE.finding(
                     format!("the checkpoint is already quantized with {ckpt}, but quantization = \"{}\"", q.as_str()),
-                    Target::Config("/model/quantization".into()),
+                    Target::config("/model/quantization"),
                 )
                 .label("vLLM refuses to start")
                 .help(format!("remove `quantization` (vLLM reads {ckpt} from the checkpoint) or set it to \"{ckpt}\"")),

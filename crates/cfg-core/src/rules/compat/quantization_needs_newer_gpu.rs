@@ -1,6 +1,6 @@
 use super::min_capability;
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # The quantization method needs a newer GPU
@@ -18,11 +18,11 @@ declare_rule! {
     ///
     /// **Fix:** pick a method the GPU supports (`awq`/`gptq` run from 7.5/6.0),
     /// or a newer GPU.
-    pub static RULE = { code: "CFG303", name: "quantization-needs-newer-gpu", severity: Error, check }
+    pub static RULE = { code: "CFG303", name: "quantization-needs-newer-gpu", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let (Some(q), Some(gpu)) = (config.model.quantization, &d.gpu) else { return };
     let Some(cap) = gpu.capability_code() else { return };
     let min = min_capability(q);
@@ -32,7 +32,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     out.push(
         RULE.finding(
             format!("the quantization method {} is not supported on the {}: minimum capability {min}, current capability {cap}", q.as_str(), gpu.name),
-            Target::Config("/model/quantization".into()),
+            Target::config("/model/quantization"),
         )
         .label("vLLM refuses to start")
         .help("choose a method this GPU supports (gptq_marlin from 6.0, awq_marlin and fp8 weight-only from 7.5) or a newer GPU"),

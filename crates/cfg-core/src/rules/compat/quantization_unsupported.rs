@@ -1,6 +1,6 @@
 use crate::diagnostic::Target;
 use crate::model::Quantization;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # Quantization method unknown, removed or deprecated in vLLM 0.33
@@ -19,7 +19,7 @@ declare_rule! {
     /// **Fix:** use a supported method for your checkpoint (an AWQ checkpoint:
     /// `awq_marlin`; a GPTQ one: `gptq_marlin`; online: `fp8`), or re-quantize
     /// the model.
-    pub static RULE = { code: "CFG302", name: "quantization-unsupported", severity: Error, check }
+    pub static RULE = { code: "CFG302", name: "quantization-unsupported", severity: Error, config }
 }
 
 /// Methods vLLM once had, with the release that dropped them.
@@ -35,20 +35,21 @@ pub fn removed_quantization(method: &str) -> Option<&'static str> {
     })
 }
 
-pub fn enum_note_for_quantization(value: &str) -> Option<String> {
+/// What vLLM says about a method the schema refuses, and why where it was removed.
+pub fn enum_note(value: &str) -> String {
     let lower = value.to_ascii_lowercase();
     match removed_quantization(&lower) {
-        Some(note) => Some(format!("{note}; vLLM 0.33 stops with \"Unknown quantization method: {value}\"")),
-        None => Some(format!("vLLM 0.33 stops with \"Unknown quantization method: {value}\"")),
+        Some(note) => format!("{note}; vLLM 0.33 stops with \"Unknown quantization method: {value}\""),
+        None => format!("vLLM 0.33 stops with \"Unknown quantization method: {value}\""),
     }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(config) = ctx.config else { return };
+fn check(c: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = c.config;
     let Some(q) = config.model.quantization else { return };
     if matches!(q, Quantization::FbgemmFp8 | Quantization::FpQuant) {
         out.push(
-            RULE.finding(format!("quantization method {} is deprecated and will be removed in future versions of vLLM", q.as_str()), Target::Config("/model/quantization".into()))
+            RULE.finding(format!("quantization method {} is deprecated and will be removed in future versions of vLLM", q.as_str()), Target::config("/model/quantization"))
                 .label("vLLM refuses to start without --allow-deprecated-quantization")
                 .help("switch to fp8 (or compressed-tensors for an llm-compressor checkpoint); config.toml has no key for --allow-deprecated-quantization"),
         );

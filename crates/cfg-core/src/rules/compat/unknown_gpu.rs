@@ -1,7 +1,7 @@
 use crate::catalog::GPUS;
 use crate::diagnostic::Target;
-use crate::rules::Context;
-use crate::schema::nearest;
+use crate::rules::ConfigContext;
+use crate::suggest::nearest;
 
 declare_rule! {
     /// # GPU not in the catalog
@@ -16,11 +16,11 @@ declare_rule! {
     ///
     /// **Fix:** use a catalog name (`cfg-lint memory --list-gpus`), or add
     /// `memory_gib` and `compute_capability` for this GPU.
-    pub static RULE = { code: "CFG311", name: "unknown-gpu", severity: Warning, check }
+    pub static RULE = { code: "CFG311", name: "unknown-gpu", severity: Warning, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let Some(hw) = &config.hardware else { return };
     let Some(name) = &hw.gpu else { return };
     if d.gpu.as_ref().is_some_and(|g| g.in_catalog) {
@@ -32,14 +32,14 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     }
     if hw.memory_gib.is_some() {
         out.push(
-            RULE.finding(format!("GPU \"{name}\" is not in the catalog and has no compute_capability: dtype and quantization support are not checked"), Target::Config("/hardware/gpu".into()))
+            RULE.finding(format!("GPU \"{name}\" is not in the catalog and has no compute_capability: dtype and quantization support are not checked"), Target::config("/hardware/gpu"))
                 .help("add compute_capability = \"major.minor\" (e.g. \"8.9\") under [hardware]"),
         );
         return;
     }
     let mut f = RULE.finding(
         format!("GPU \"{name}\" is not in the catalog: memory fit, dtype and quantization are not checked"),
-        Target::Config("/hardware/gpu".into()),
+        Target::config("/hardware/gpu"),
     );
     f = match nearest(name, &names) {
         Some(best) => f.label(format!("did you mean \"{best}\"?")).help(format!(

@@ -1,7 +1,7 @@
 use crate::catalog::MODELS;
 use crate::diagnostic::Target;
-use crate::rules::Context;
-use crate::schema::nearest;
+use crate::rules::ConfigContext;
+use crate::suggest::nearest;
 
 declare_rule! {
     /// # Model not in the catalog and no architecture given
@@ -16,18 +16,18 @@ declare_rule! {
     ///
     /// **Fix:** add `[model.architecture]` with the numbers from the model's
     /// config.json, or pass `--model-config path/to/config.json`.
-    pub static RULE = { code: "CFG312", name: "unknown-model", severity: Info, check }
+    pub static RULE = { code: "CFG312", name: "unknown-model", severity: Info, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     if d.arch.catalog_id.is_some() || config.model.architecture.is_some() {
         return;
     }
     let ids: Vec<String> = MODELS.iter().map(|m| m.id.to_string()).collect();
     let mut f = RULE.finding(
         format!("model \"{}\" is not in the catalog and has no [model.architecture]", config.model.name),
-        Target::Config("/model/name".into()),
+        Target::config("/model/name"),
     );
     f = match nearest(&config.model.name, &ids) {
         Some(best) => f.help(format!("did you mean \"{best}\"? Otherwise add [model.architecture] from the model's config.json")),

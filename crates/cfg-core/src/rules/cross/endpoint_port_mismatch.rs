@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::{ConfigContext, SettingsContext};
 use crate::url::Url;
 
 declare_rule! {
@@ -17,11 +17,11 @@ declare_rule! {
     ///
     /// **Fix:** use the server's port, or ignore this if a local gateway sits
     /// in front.
-    pub static RULE = { code: "CFG504", name: "endpoint-port-mismatch", severity: Warning, check }
+    pub static RULE = { code: "CFG504", name: "endpoint-port-mismatch", severity: Warning, pair }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(settings), Some(config)) = (ctx.settings, ctx.config) else { return };
+fn check(c: &ConfigContext<'_>, s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let (settings, config) = (s.settings, c.config);
     let Some(url) = Url::parse(&settings.endpoint) else { return };
     let port = config.server().port.unwrap_or(8000);
     if !url.is_loopback() || url.port_or_default() == port {
@@ -30,7 +30,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     out.push(
         RULE.finding(
             format!("the endpoint is local port {}, but the server listens on {port}", url.port_or_default()),
-            Target::Settings("/endpoint".into()),
+            Target::settings("/endpoint"),
         )
         .help(format!("use port {port}, unless a local gateway listens on {}", url.port_or_default())),
     );

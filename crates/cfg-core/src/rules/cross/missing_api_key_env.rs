@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::{ConfigContext, SettingsContext};
 
 declare_rule! {
     /// # The server requires a key the load test does not send
@@ -15,18 +15,18 @@ declare_rule! {
     ///
     /// **Fix:** add `"api_key_env": "VLLM_INTERNAL_KEY"` (the name of the
     /// variable, never the key).
-    pub static RULE = { code: "CFG505", name: "missing-api-key-env", severity: Error, check }
+    pub static RULE = { code: "CFG505", name: "missing-api-key-env", severity: Error, pair }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(settings), Some(config)) = (ctx.settings, ctx.config) else { return };
+fn check(c: &ConfigContext<'_>, s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let (settings, config) = (s.settings, c.config);
     let Some(key) = config.server().api_key else { return };
     if settings.api_key_env.is_some() {
         return;
     }
-    let var = crate::rules::security::env_reference(&key).unwrap_or("GATEWAY_API_KEY");
+    let var = crate::secrets::env_reference(&key).unwrap_or("GATEWAY_API_KEY");
     out.push(
-        RULE.finding("the server requires an API key but the load test sends none", Target::Settings(String::new()))
+        RULE.finding("the server requires an API key but the load test sends none", Target::settings(String::new()))
             .label("every request would get HTTP 401")
             .help(format!("add \"api_key_env\": \"{var}\" (the variable's name, never the key)")),
     );

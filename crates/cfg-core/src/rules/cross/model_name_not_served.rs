@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::{ConfigContext, SettingsContext};
 
 declare_rule! {
     /// # The load test asks for a model the server does not serve
@@ -16,18 +16,18 @@ declare_rule! {
     ///
     /// **Fix:** use one of the names the server answers to, or add the name to
     /// `served_model_name`.
-    pub static RULE = { code: "CFG502", name: "model-name-not-served", severity: Error, check }
+    pub static RULE = { code: "CFG502", name: "model-name-not-served", severity: Error, pair }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(settings), Some(config)) = (ctx.settings, ctx.config) else { return };
+fn check(c: &ConfigContext<'_>, s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let (settings, config) = (s.settings, c.config);
     let served = config.served_names();
     if served.contains(&settings.model.as_str()) {
         return;
     }
     let list = served.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", ");
     out.push(
-        RULE.finding(format!("model \"{}\" is not served: the server answers to {list}", settings.model), Target::Settings("/model".into()))
+        RULE.finding(format!("model \"{}\" is not served: the server answers to {list}", settings.model), Target::settings("/model"))
             .label("every request would get HTTP 404")
             .help(format!("set \"model\" to {}, or add it to server.served_model_name (a gateway may also map names: check its mapping)", served.first().map(|s| format!("\"{s}\"")).unwrap_or_default())),
     );

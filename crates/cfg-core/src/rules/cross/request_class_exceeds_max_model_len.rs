@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::{ConfigContext, SettingsContext};
 use crate::tree::escape_token;
 
 declare_rule! {
@@ -20,11 +20,11 @@ declare_rule! {
     ///
     /// **Fix:** raise `max_model_len` to at least the class's total (if the
     /// memory allows), or shorten the class to fit.
-    pub static RULE = { code: "CFG501", name: "request-class-exceeds-max-model-len", severity: Error, check }
+    pub static RULE = { code: "CFG501", name: "request-class-exceeds-max-model-len", severity: Error, pair }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(settings), Some(d)) = (ctx.settings, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let settings = s.settings;
     let mml = d.batch.max_model_len;
     let origin = if d.batch.max_model_len_explicit { "max_model_len" } else { "the model's maximum length" };
     for (name, class) in &settings.request_distribution {
@@ -49,7 +49,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         out.push(
             RULE.finding(
                 format!("request class `{name}` needs {} + {} = {total} tokens, more than {origin} ({mml}) in the server config", class.input_tokens, class.output_tokens),
-                Target::SettingsKey(format!("/request_distribution/{}", escape_token(name))),
+                Target::settings_key(format!("/request_distribution/{}", escape_token(name))),
             )
             .label(what)
             .help(format!("raise max_model_len in config.toml to at least {total}, or shorten `{name}` to fit (e.g. {shorter})")),

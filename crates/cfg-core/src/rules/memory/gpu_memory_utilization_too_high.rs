@@ -1,5 +1,5 @@
 use crate::diagnostic::{Severity, Target};
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # `gpu_memory_utilization` leaves no room for the CUDA context
@@ -15,13 +15,13 @@ declare_rule! {
     /// **Example:** `gpu_memory_utilization = 1.0`
     ///
     /// **Fix:** use 0.90 to 0.95.
-    pub static RULE = { code: "CFG206", name: "gpu-memory-utilization-too-high", severity: Error, check }
+    pub static RULE = { code: "CFG206", name: "gpu-memory-utilization-too-high", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(config) = ctx.config else { return };
+fn check(c: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = c.config;
     let Some(util) = config.model.gpu_memory_utilization else { return };
-    let target = Target::Config("/model/gpu_memory_utilization".into());
+    let target = Target::config("/model/gpu_memory_utilization");
     if util >= 1.0 {
         out.push(
             RULE.finding(

@@ -1,6 +1,7 @@
 use crate::diagnostic::Target;
 use crate::memory::gib;
-use crate::rules::{Context, thousands};
+use crate::rules::ConfigContext;
+use crate::rules::thousands;
 
 declare_rule! {
     /// # KV-cache capacity and maximum concurrency
@@ -18,11 +19,10 @@ declare_rule! {
     ///
     /// **Fix:** nothing to fix; this is information. `cfg-lint memory` prints
     /// the full breakdown.
-    pub static RULE = { code: "CFG204", name: "kv-cache-capacity", severity: Info, check }
+    pub static RULE = { code: "CFG204", name: "kv-cache-capacity", severity: Info, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(d) = &ctx.derived else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let Ok(r) = &d.memory else { return };
     // At 1.0 vLLM does not start at all (gpu-memory-utilization-too-high).
     if r.num_gpu_blocks == 0
@@ -31,8 +31,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     {
         return;
     }
-    let pointer =
-        if ctx.config_has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };
+    let pointer = if d.has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };
     out.push(
         RULE.finding(
             format!(
@@ -42,7 +41,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
                 r.max_model_len,
                 r.max_concurrency
             ),
-            Target::Config(pointer.into()),
+            Target::config(pointer),
         )
         .help("`cfg-lint memory` prints the per-GPU breakdown"),
     );

@@ -1,5 +1,6 @@
 use crate::diagnostic::Target;
-use crate::rules::{Context, thousands};
+use crate::rules::thousands;
+use crate::rules::{ConfigContext, SettingsContext};
 
 declare_rule! {
     /// # The KV cache cannot hold `max_num_seqs` typical requests
@@ -17,11 +18,11 @@ declare_rule! {
     ///
     /// **Fix:** lower `max_num_seqs` to what fits, use an fp8 KV cache, or give
     /// the instance more memory (bigger GPU, tensor parallelism).
-    pub static RULE = { code: "CFG203", name: "kv-cache-preemption-risk", severity: Warning, check }
+    pub static RULE = { code: "CFG203", name: "kv-cache-preemption-risk", severity: Warning, pair }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(d), Some(settings)) = (&ctx.derived, ctx.settings) else { return };
+fn check(d: &ConfigContext<'_>, s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let settings = s.settings;
     let Ok(r) = &d.memory else { return };
     if r.kv_capacity_tokens == 0 || r.largest_fitting_max_model_len < u64::from(r.max_model_len) {
         return;
@@ -42,7 +43,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     let fits = (r.kv_capacity_tokens as f64 / typical).floor() as u64;
-    let pointer = if ctx.config_has("/batching/max_num_seqs") { "/batching/max_num_seqs" } else { "/batching" };
+    let pointer = if d.has("/batching/max_num_seqs") { "/batching/max_num_seqs" } else { "/batching" };
     out.push(
         RULE.finding(
             format!(
@@ -51,7 +52,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
                 thousands(needed.round() as u64),
                 thousands(r.kv_capacity_tokens)
             ),
-            Target::Config(pointer.into()),
+            Target::config(pointer),
         )
         .help(format!("lower max_num_seqs to about {fits}, use kv_cache_dtype = \"fp8\", or add GPU memory")),
     );

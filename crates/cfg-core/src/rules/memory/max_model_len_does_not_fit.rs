@@ -1,6 +1,6 @@
 use crate::diagnostic::Target;
 use crate::memory::{gib, tensor_parallel_advice};
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # One `max_model_len` request does not fit in the KV cache
@@ -19,11 +19,11 @@ declare_rule! {
     /// **Fix:** lower `max_model_len` to the length suggested, use an fp8 KV
     /// cache (`kv_cache_dtype = "fp8"`), raise `gpu_memory_utilization`, or add
     /// tensor parallelism.
-    pub static RULE = { code: "CFG202", name: "max-model-len-does-not-fit", severity: Error, check }
+    pub static RULE = { code: "CFG202", name: "max-model-len-does-not-fit", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let (Ok(r), Some(gpu)) = (&d.memory, &d.gpu) else { return };
     if r.kv_cache_bytes <= 0.0 || r.num_gpu_blocks == 0 || r.largest_fitting_max_model_len >= u64::from(r.max_model_len)
     {
@@ -36,7 +36,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     if let Some(advice) = tensor_parallel_advice(config, gpu, &d.arch) {
         fixes.push(advice);
     }
-    let pointer = if ctx.config_has("/model/max_model_len") { "/model/max_model_len" } else { "/model/name" };
+    let pointer = if d.has("/model/max_model_len") { "/model/max_model_len" } else { "/model/name" };
     out.push(
         RULE.finding(
             format!(
@@ -46,7 +46,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
                 gib(r.kv_cache_bytes),
                 r.largest_fitting_max_model_len
             ),
-            Target::Config(pointer.into()),
+            Target::config(pointer),
         )
         .label("vLLM refuses to start")
         .help(fixes.join(", or ")),

@@ -1,6 +1,6 @@
 use crate::diagnostic::Target;
 use crate::memory::Missing;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # Memory fit could not be checked
@@ -15,14 +15,13 @@ declare_rule! {
     /// **Example:** a config with no `[hardware]` section.
     ///
     /// **Fix:** add the key named in the help line.
-    pub static RULE = { code: "CFG205", name: "memory-not-checked", severity: Info, check }
+    pub static RULE = { code: "CFG205", name: "memory-not-checked", severity: Info, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(d) = &ctx.derived else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let Err(missing) = &d.memory else { return };
     // A named GPU outside the catalog is unknown-gpu's to report, with its fix.
-    let gpu_named = ctx.config.and_then(|c| c.hardware.as_ref()).is_some_and(|h| h.gpu.is_some());
+    let gpu_named = d.config.hardware.as_ref().is_some_and(|h| h.gpu.is_some());
     if *missing == Missing::Gpu && gpu_named {
         return;
     }
@@ -43,5 +42,5 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
             if *field == "memory_gib" { "/hardware/memory_gib" } else { "/model/gpu_memory_utilization" },
         ),
     };
-    out.push(RULE.finding(message, Target::Config(pointer.into())).help(help));
+    out.push(RULE.finding(message, Target::config(pointer)).help(help));
 }

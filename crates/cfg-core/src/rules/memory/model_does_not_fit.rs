@@ -1,7 +1,7 @@
 use super::breakdown;
 use crate::diagnostic::Target;
 use crate::memory::{gib, quantization_suggestion, tensor_parallel_advice};
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # The model does not fit in `gpu_memory_utilization` of the GPU
@@ -22,11 +22,11 @@ declare_rule! {
     /// quantize it (fp8 halves bf16 weights), use a bigger GPU, or raise
     /// `gpu_memory_utilization` if it is low. Run `cfg-lint memory` for the
     /// breakdown.
-    pub static RULE = { code: "CFG201", name: "model-does-not-fit", severity: Error, check }
+    pub static RULE = { code: "CFG201", name: "model-does-not-fit", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(config), Some(d)) = (ctx.config, &ctx.derived) else { return };
+fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = d.config;
     let (Ok(r), Some(gpu)) = (&d.memory, &d.gpu) else { return };
     if r.kv_cache_bytes > 0.0 && r.num_gpu_blocks > 0 {
         return;
@@ -57,10 +57,9 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
             gib(short.max(0.0))
         )
     };
-    let pointer =
-        if ctx.config_has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };
+    let pointer = if d.has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };
     out.push(
-        RULE.finding(message, Target::Config(pointer.into())).label(breakdown(r)).help(format!(
+        RULE.finding(message, Target::config(pointer)).label(breakdown(r)).help(format!(
             "{}; vLLM would stop with \"No available memory for the cache blocks\"",
             fixes.join(", or ")
         )),

@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::SettingsContext;
 use crate::url::Url;
 
 declare_rule! {
@@ -16,11 +16,11 @@ declare_rule! {
     ///
     /// **Fix:** use `https://` (test through the same TLS gateway as
     /// production), or a loopback address for a direct local test.
-    pub static RULE = { code: "CFG603", name: "key-over-plain-http", severity: Warning, check }
+    pub static RULE = { code: "CFG603", name: "key-over-plain-http", severity: Warning, settings }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(settings) = ctx.settings else { return };
+fn check(s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let settings = s.settings;
     if settings.api_key_env.is_none() {
         return;
     }
@@ -35,7 +35,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
                 settings.api_key_env.as_deref().unwrap_or_default(),
                 url.host
             ),
-            Target::Settings("/endpoint".into()),
+            Target::settings("/endpoint"),
         )
         .help("use an https:// endpoint (the production gateway), or a loopback address for a local test"),
     );

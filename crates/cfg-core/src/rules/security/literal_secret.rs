@@ -1,6 +1,7 @@
-use super::{env_reference, looks_like_secret};
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::kind::FileKind;
+use crate::secrets::{env_reference, looks_like_secret};
+use crate::tree::Node;
 use crate::tree::pointer_tokens;
 
 declare_rule! {
@@ -21,12 +22,12 @@ declare_rule! {
     /// **Fix:** put the key in an environment variable and reference it:
     /// `api_key = "${VLLM_INTERNAL_KEY}"` in config.toml, `"api_key_env":
     /// "GATEWAY_API_KEY"` in settings.json. Revoke the key that was in the file.
-    pub static RULE = { code: "CFG601", name: "literal-secret", severity: Error, check }
+    pub static RULE = { code: "CFG601", name: "literal-secret", severity: Error, tree }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    for (tree, in_settings) in [(ctx.config_tree, false), (ctx.settings_tree, true)] {
-        let Some(tree) = tree else { continue };
+fn check(tree: &Node, file: FileKind, out: &mut Vec<crate::diagnostic::Finding>) {
+    let in_settings = file == FileKind::Settings;
+    {
         for (pointer, value, span) in tree.strings() {
             let key = pointer_tokens(&pointer).last().unwrap_or_default();
             let is_api_key = !in_settings && pointer == "/server/api_key";
@@ -49,7 +50,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
                     "put the key in an environment variable and write api_key = \"${VLLM_INTERNAL_KEY}\"; revoke the exposed key"
                 };
                 // Point at the value but never quote it back: diagnostics are logged.
-                out.push(RULE.finding(message, Target::Span { in_settings, span, pointer }).help(help));
+                out.push(RULE.finding(message, Target::span(file, span, pointer)).help(help).redacted());
             }
         }
     }

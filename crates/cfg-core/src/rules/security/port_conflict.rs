@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # `port` and `metrics_port` are the same
@@ -14,23 +14,20 @@ declare_rule! {
     ///
     /// **Fix:** give metrics another port, or drop `metrics_port` and scrape
     /// `/metrics` on the API port.
-    pub static RULE = { code: "CFG604", name: "port-conflict", severity: Error, check }
+    pub static RULE = { code: "CFG604", name: "port-conflict", severity: Error, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(config) = ctx.config else { return };
+fn check(c: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = c.config;
     let port = config.server().port.unwrap_or(8000);
     if config.monitoring().metrics_port != Some(port) {
         return;
     }
     out.push(
-        RULE.finding(
-            format!("metrics_port and port are both {port}"),
-            Target::Config("/monitoring/metrics_port".into()),
-        )
-        .help(format!(
-            "use another metrics_port (e.g. {}), or remove it: vLLM serves /metrics on the API port",
-            port.saturating_add(1)
-        )),
+        RULE.finding(format!("metrics_port and port are both {port}"), Target::config("/monitoring/metrics_port"))
+            .help(format!(
+                "use another metrics_port (e.g. {}), or remove it: vLLM serves /metrics on the API port",
+                port.saturating_add(1)
+            )),
     );
 }

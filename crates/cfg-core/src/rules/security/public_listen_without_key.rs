@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::ConfigContext;
 
 declare_rule! {
     /// # Listening on every interface without an API key
@@ -16,11 +16,11 @@ declare_rule! {
     ///
     /// **Fix:** set `api_key = "${VLLM_INTERNAL_KEY}"`, or bind to an internal
     /// address (or `127.0.0.1` behind a local gateway).
-    pub static RULE = { code: "CFG602", name: "public-listen-without-key", severity: Warning, check }
+    pub static RULE = { code: "CFG602", name: "public-listen-without-key", severity: Warning, config }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(config) = ctx.config else { return };
+fn check(c: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let config = c.config;
     let server = config.server();
     if server.api_key.is_some() {
         return;
@@ -29,11 +29,11 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     if !matches!(host, "0.0.0.0" | "::" | "[::]" | "") {
         return;
     }
-    let pointer = if ctx.config_has("/server/host") { "/server/host" } else { "/server" };
+    let pointer = if c.has("/server/host") { "/server/host" } else { "/server" };
     out.push(
         RULE.finding(
             format!("the server listens on all interfaces ({host}) without an API key"),
-            Target::Config(pointer.into()),
+            Target::config(pointer),
         )
         .help(
             "add api_key = \"${VLLM_INTERNAL_KEY}\" under [server], or listen on an internal address behind a gateway",

@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::SettingsContext;
 
 declare_rule! {
     /// # Endpoint is not a completions route
@@ -14,11 +14,11 @@ declare_rule! {
     /// **Example:** `"endpoint": "http://10.0.0.5:8000"`
     ///
     /// **Fix:** use the full route, e.g. `http://host:8000/v1/chat/completions`.
-    pub static RULE = { code: "CFG403", name: "endpoint-path", severity: Warning, check }
+    pub static RULE = { code: "CFG403", name: "endpoint-path", severity: Warning, settings }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(settings) = ctx.settings else { return };
+fn check(s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let settings = s.settings;
     let path = settings.endpoint.split(['?', '#']).next().unwrap_or_default().trim_end_matches('/');
     if path.ends_with("/chat/completions") || path.ends_with("/completions") {
         return;
@@ -27,10 +27,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         .map(|u| format!("{}://{}", u.scheme, u.authority))
         .unwrap_or_else(|| "http://host:8000".into());
     out.push(
-        RULE.finding(
-            "endpoint is not a /v1/chat/completions or /v1/completions route",
-            Target::Settings("/endpoint".into()),
-        )
-        .help(format!("use {base}/v1/chat/completions (or /v1/completions for raw prompts)")),
+        RULE.finding("endpoint is not a /v1/chat/completions or /v1/completions route", Target::settings("/endpoint"))
+            .help(format!("use {base}/v1/chat/completions (or /v1/completions for raw prompts)")),
     );
 }

@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::SettingsContext;
 
 declare_rule! {
     /// # No warm-up requests
@@ -13,19 +13,19 @@ declare_rule! {
     /// **Example:** a settings.json without `warmup_requests`.
     ///
     /// **Fix:** set `warmup_requests` to at least the concurrency (e.g. 20).
-    pub static RULE = { code: "CFG405", name: "no-warmup", severity: Info, check }
+    pub static RULE = { code: "CFG405", name: "no-warmup", severity: Info, settings }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(settings) = ctx.settings else { return };
+fn check(s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let settings = s.settings;
     if settings.warmup_requests.unwrap_or(0) > 0 {
         return;
     }
-    let pointer = if ctx.settings_has("/warmup_requests") { "/warmup_requests" } else { "" };
+    let pointer = if s.has("/warmup_requests") { "/warmup_requests" } else { "" };
     out.push(
         RULE.finding(
             "no warm-up requests: cold-start latency will be counted in the statistics",
-            Target::Settings(pointer.into()),
+            Target::settings(pointer),
         )
         .help(format!("set \"warmup_requests\": {}", settings.concurrency.max(10))),
     );

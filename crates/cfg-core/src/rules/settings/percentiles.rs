@@ -1,5 +1,5 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::SettingsContext;
 
 declare_rule! {
     /// # Percentile list is incomplete or repeats itself
@@ -14,11 +14,11 @@ declare_rule! {
     /// **Example:** `"percentiles": [50, 95, 95]`
     ///
     /// **Fix:** list each percentile once and include 99.
-    pub static RULE = { code: "CFG402", name: "percentiles", severity: Warning, check }
+    pub static RULE = { code: "CFG402", name: "percentiles", severity: Warning, settings }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(settings) = ctx.settings else { return };
+fn check(s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let settings = s.settings;
     let Some(metrics) = &settings.metrics else { return };
     let ps = &metrics.percentiles;
     for (i, p) in ps.iter().enumerate() {
@@ -26,7 +26,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
             out.push(
                 RULE.finding(
                     format!("percentile {p} is listed twice"),
-                    Target::Settings(format!("/metrics/percentiles/{i}")),
+                    Target::settings(format!("/metrics/percentiles/{i}")),
                 )
                 .help("remove the duplicate or change it to the percentile you meant"),
             );
@@ -35,11 +35,8 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let has_p99_sla = settings.sla.as_ref().is_some_and(|s| s.ttft_p99_ms.is_some() || s.tpot_p99_ms.is_some());
     if has_p99_sla && !ps.contains(&99.0) {
         out.push(
-            RULE.finding(
-                "the SLA is on P99 but the report leaves P99 out",
-                Target::Settings("/metrics/percentiles".into()),
-            )
-            .help("add 99 to metrics.percentiles"),
+            RULE.finding("the SLA is on P99 but the report leaves P99 out", Target::settings("/metrics/percentiles"))
+                .help("add 99 to metrics.percentiles"),
         );
     }
 }

@@ -1,9 +1,9 @@
 use crate::diagnostic::Target;
-use crate::rules::Context;
+use crate::rules::SettingsContext;
 
 /// Accepted distance from 1.0: generous enough for 0.1 + 0.2 + 0.7 in binary
 /// floating point and three-decimal weights, strict enough to catch a typo.
-pub const TOLERANCE: f64 = 1e-6;
+const TOLERANCE: f64 = 1e-6;
 
 declare_rule! {
     /// # Request-class weights do not sum to 1
@@ -19,11 +19,11 @@ declare_rule! {
     ///
     /// **Fix:** rebalance the weights so they sum to 1; the help line gives the
     /// normalised values.
-    pub static RULE = { code: "CFG401", name: "weights-do-not-sum-to-one", severity: Error, check }
+    pub static RULE = { code: "CFG401", name: "weights-do-not-sum-to-one", severity: Error, settings }
 }
 
-fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let Some(settings) = ctx.settings else { return };
+fn check(s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
+    let settings = s.settings;
     let classes = &settings.request_distribution;
     let sum: f64 = classes.values().map(|c| c.weight).sum();
     if classes.is_empty() || (sum - 1.0).abs() <= TOLERANCE {
@@ -38,7 +38,7 @@ fn check(ctx: &Context<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     out.push(
         RULE.finding(
             format!("request-class weights sum to {}, not 1", round3(sum)),
-            Target::SettingsKey("/request_distribution".into()),
+            Target::settings_key("/request_distribution"),
         )
         .help(help),
     );

@@ -1,0 +1,240 @@
+//! rustc-style diagnostics for people: the source line, carets under the exact
+//! span (measured in terminal columns, so wide characters line up), the label
+//! and the help line. Long lines are cut to a window around the span.
+
+use std::fmt::Write;
+use std::ops::Range;
+
+use anstyle::{AnsiColor, Style};
+use unicode_width::UnicodeWidthChar;
+
+use super::{Options, escape_controls};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::lint::Input;
+use crate::source::SourceFile;
+
+/// Terminal columns of source shown for one diagnostic; longer lines are cut
+/// around the span, with `...` where text was left out.
+const MAX_SHOWN_COLUMNS: usize = 140;
+/// Columns of context kept before the span when a line is cut.
+const CONTEXT_BEFORE: usize = 60;
+
+pub struct Styles {
+    pub error: Style,
+    pub warning: Style,
+    pub info: Style,
+    pub gutter: Style,
+    pub bold: Style,
+    pub help: Style,
+}
+
+impl Styles {
+    pub fn new(color: bool) -> Self {
+        let s = |st: Style| if color { st } else { Style::new() };
+        Styles {
+            error: s(AnsiColor::Red.on_default().bold()),
+            warning: s(AnsiColor::Yellow.on_default().bold()),
+            info: s(AnsiColor::Cyan.on_default().bold()),
+            gutter: s(AnsiColor::Blue.on_default().bold()),
+            bold: s(Style::new().bold()),
+            help: s(AnsiColor::Green.on_default().bold()),
+        }
+    }
+
+    pub fn severity(&self, severity: Severity) -> Style {
+        match severity {
+            Severity::Error => self.error,
+            Severity::Warning => self.warning,
+            Severity::Info => self.info,
+        }
+    }
+}
+
+pub fn paint(style: Style, text: &str) -> String {
+    format!("{style}{text}{style:#}")
+}
+
+/// Every diagnostic, then the summary line.
+pub fn report(shown: &[&Diagnostic], inputs: &[Input], options: &Options) -> String {
+    let styles = Styles::new(options.color);
+    let mut text = String::new();
+    for d in shown {
+        let source = inputs.iter().map(|i| &i.source).find(|s| s.name == d.file);
+        // A secret one diagnostic points at stays masked wherever its line is shown.
+        let secrets: Vec<Range<usize>> =
+            shown.iter().filter(|o| o.redact && o.file == d.file).map(|o| o.span.clone()).collect();
+        text.push_str(&render_masked(d, source, &secrets, &styles));
+        text.push('\n');
+    }
+    text.push_str(&summary(shown, inputs.len(), &styles));
+    text
+}
+
+/// One diagnostic, with `source` the file it points into.
+pub fn render(d: &Diagnostic, source: Option<&SourceFile>, styles: &Styles) -> String {
+    let own = if d.redact { vec![d.span.clone()] } else { Vec::new() };
+    render_masked(d, source, &own, styles)
+}
+
+/// One diagnostic, with the bytes in `secrets` masked in the source shown.
+fn render_masked(d: &Diagnostic, source: Option<&SourceFile>, secrets: &[Range<usize>], styles: &Styles) -> String {
+    let mut out = String::new();
+    let sev = styles.severity(d.severity);
+    let _ = writeln!(
+        out,
+        "{}{} {}",
+        paint(sev, &format!("{}[{}]", d.severity, d.code)),
+        paint(styles.bold, ":"),
+        paint(styles.bold, &escape_controls(&d.message))
+    );
+    let line_no = d.line.to_string();
+    let pad = " ".repeat(line_no.len());
+    let _ = writeln!(out, "{pad}{} {}:{}:{}", paint(styles.gutter, "-->"), escape_controls(&d.file), d.line, d.column);
+    if let Some(source) = source.filter(|s| !s.text.is_empty()) {
+        let line = mask(source, d.line, secrets);
+        let excerpt = Excerpt::new(&line, d);
+        let label = d.label.as_deref().map(|l| format!(" {}", escape_controls(l))).unwrap_or_default();
+        let _ = writeln!(out, "{pad} {}", paint(styles.gutter, "|"));
+        let _ = writeln!(out, "{} {} {}", paint(styles.gutter, &line_no), paint(styles.gutter, "|"), excerpt.text);
+        let _ = writeln!(
+            out,
+            "{pad} {} {}{}",
+            paint(styles.gutter, "|"),
+            " ".repeat(excerpt.caret_column),
+            paint(sev, &format!("{}{label}", "^".repeat(excerpt.caret_width)))
+        );
+        let _ = writeln!(out, "{pad} {}", paint(styles.gutter, "|"));
+    }
+    if let Some(help) = &d.help {
+        let _ = writeln!(
+            out,
+            "{pad} {} {}: {}",
+            paint(styles.gutter, "="),
+            paint(styles.help, "help"),
+            escape_controls(help)
+        );
+    }
+    out
+}
+
+/// A source line with every character inside `secrets` replaced by `*`, one per
+/// character, so the carets still line up.
+fn mask(source: &SourceFile, line: usize, secrets: &[Range<usize>]) -> String {
+    let span = source.line_span(line);
+    source.text[span.clone()]
+        .char_indices()
+        .map(|(i, c)| if secrets.iter().any(|r| r.contains(&(span.start + i))) { '*' } else { c })
+        .collect()
+}
+
+/// The part of a source line shown under a diagnostic, and where its carets go.
+struct Excerpt {
+    text: String,
+    /// Terminal columns before the first caret.
+    caret_column: usize,
+    caret_width: usize,
+}
+
+impl Excerpt {
+    fn new(line: &str, d: &Diagnostic) -> Excerpt {
+        // Each character as shown (tabs as one space, control and bidi characters
+        // escaped) and its width in terminal columns.
+        let cells: Vec<(String, usize)> = line
+            .chars()
+            .map(|c| {
+                let shown = if c == '\t' { " ".to_string() } else { escape_controls(&c.to_string()).into_owned() };
+                let width = shown.chars().map(|c| c.width().unwrap_or(0)).sum();
+                (shown, width)
+            })
+            .collect();
+        let width = |range: std::ops::Range<usize>| cells[range].iter().map(|c| c.1).sum::<usize>();
+        let start = (d.column - 1).min(cells.len());
+        let end = if d.end_line == d.line { (d.end_column - 1).clamp(start, cells.len()) } else { cells.len() };
+        let (mut from, mut to) = (0, cells.len());
+        if width(0..cells.len()) > MAX_SHOWN_COLUMNS {
+            from = start;
+            while from > 0 && width(from..start) < CONTEXT_BEFORE {
+                from -= 1;
+            }
+            to = from;
+            while to < cells.len() && width(from..to + 1) <= MAX_SHOWN_COLUMNS {
+                to += 1;
+            }
+        }
+        let prefix = if from > 0 { "..." } else { "" };
+        let body: String = cells[from..to].iter().map(|c| c.0.as_str()).collect();
+        let suffix = if to < cells.len() { "..." } else { "" };
+        Excerpt {
+            text: format!("{prefix}{body}{suffix}").trim_end().to_string(),
+            caret_column: prefix.len() + width(from..start.max(from)),
+            caret_width: width(start.clamp(from, to)..end.clamp(from, to)).max(1),
+        }
+    }
+}
+
+/// The closing line: the counts that are not zero, or a clean bill.
+pub fn summary(diagnostics: &[&Diagnostic], files: usize, styles: &Styles) -> String {
+    let count = |s| diagnostics.iter().filter(|d| d.severity == s).count();
+    let (e, w, i) = (count(Severity::Error), count(Severity::Warning), count(Severity::Info));
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let files = plural(files, "file");
+    if e + w + i == 0 {
+        return format!("{} {files} checked, no problems\n", paint(styles.help, "ok:"));
+    }
+    let (style, word) = if e > 0 {
+        (styles.error, "error:")
+    } else if w > 0 {
+        (styles.warning, "warning:")
+    } else {
+        (styles.info, "info:")
+    };
+    let counts: Vec<String> = [(e, "error"), (w, "warning"), (i, "info")]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, word)| plural(n, word))
+        .collect();
+    format!("{} {} in {files}\n", paint(style, word), counts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::{Finding, Target};
+    use crate::kind::FileKind;
+
+    fn shown(text: &str, span: std::ops::Range<usize>) -> String {
+        let source = SourceFile::new("f.json", text);
+        let finding = Finding::new("CFG000", "test", Severity::Error, "m", Target::value(FileKind::Settings, ""));
+        let d = Diagnostic::at(finding, &source, span, String::new());
+        render(&d, Some(&source), &Styles::new(false))
+    }
+
+    #[test]
+    fn carets_count_terminal_columns_not_characters() {
+        // Two wide characters before the span: 4 columns, not 2.
+        let out = shown("\"中文\": 1", 10..11);
+        assert!(out.contains(&format!("\n  |{}^\n", " ".repeat(9))), "{out}");
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_the_span() {
+        let text = format!("{{{}\"target\": 1{}}}", "\"a\": 1, ".repeat(400), ", \"b\": 2".repeat(400));
+        let at = text.find("\"target\"").unwrap();
+        let out = shown(&text, at..at + 8);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[3].len() < MAX_SHOWN_COLUMNS + 16, "{}", lines[3]);
+        assert!(lines[3].contains("...") && lines[3].contains("\"target\""), "{}", lines[3]);
+        let caret = lines[4].find('^').unwrap();
+        assert_eq!(&lines[3][caret..caret + 8], "\"target\"", "{out}");
+        // A span over the whole long line draws at most one window of carets.
+        let out = shown(&text, 0..text.len());
+        assert!(out.lines().nth(4).unwrap().matches('^').count() <= MAX_SHOWN_COLUMNS, "{out}");
+    }
+
+    #[test]
+    fn escape_sequences_in_a_file_reach_the_terminal_escaped() {
+        let out = shown("{\"a\u{1b}]0;title\u{7}\": 1}", 1..12);
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+        assert!(out.contains("\\u{1b}]0;title\\u{7}"), "{out}");
+    }
+}
