@@ -5,16 +5,19 @@ use std::path::Path;
 use cfg_core::catalog::{GPUS, MODELS};
 use cfg_core::memory::{MemoryReport, Missing, gib};
 
-use crate::{Format, Io, human, lint_paths};
+use cfg_core::output::human::{self, Styles};
+
+use crate::args::{CmdResult, Io, TableFormat};
+use crate::files::lint_paths;
 
 pub fn run(
     config: Option<&Path>,
     model_config: Option<&Path>,
-    format: Format,
+    format: TableFormat,
     list_gpus: bool,
     list_models: bool,
     io: &mut Io<'_>,
-) -> Result<u8, String> {
+) -> CmdResult {
     if list_gpus {
         let _ = writeln!(
             io.out,
@@ -60,7 +63,7 @@ pub fn run(
     let config = config.ok_or("name a config.toml (or use --list-gpus / --list-models)")?;
     let (inputs, report) = lint_paths(&[config.to_path_buf()], model_config)?;
     let Some(cfg) = &report.config else {
-        let styles = human::Styles::new(io.color);
+        let styles = Styles::new(io.color);
         for d in report.diagnostics.iter().filter(|d| d.severity == cfg_core::Severity::Error) {
             let _ = write!(io.err, "{}", human::render(d, inputs.first().map(|i| &i.source), &styles));
         }
@@ -77,7 +80,7 @@ pub fn run(
         Err(Missing::Value(f)) => format!("`{f}` is not a usable number: fix it first"),
         Ok(_) => "memory could not be estimated".to_string(),
     })?;
-    if format == Format::Json {
+    if format == TableFormat::Json {
         let _ = writeln!(io.out, "{:#}", serde_json::to_value(&memory).map_err(|e| e.to_string())?);
         return Ok(0);
     }

@@ -1,0 +1,150 @@
+//! The command line: every subcommand's flags, and the dispatch to
+//! `commands/`. Output streams are injected ([`Io`]) so tests can capture them.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use cfg_core::output::human;
+use clap::{Parser, Subcommand};
+
+use crate::args::{CheckFormat, ColorWhen, Io, RenderFormat, SchemaKind, TableFormat};
+use crate::commands;
+
+#[derive(Parser, Debug)]
+#[command(name = "cfg-lint", version, about = "Validate vLLM config.toml and load-test settings.json before anyone deploys", long_about = None)]
+pub struct Cli {
+    /// When to colour output: auto follows the terminal and NO_COLOR.
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Check config.toml and/or settings.json; both together enable the cross-file rules.
+    Check {
+        /// Files to check (kind from the extension, then the content).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long, short = 'f', value_enum, default_value_t = CheckFormat::Human)]
+        format: CheckFormat,
+        /// Treat warnings as errors for the exit code.
+        #[arg(long)]
+        deny_warnings: bool,
+        /// Hide info diagnostics.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+        /// A local Hugging Face config.json describing the model.
+        #[arg(long, value_name = "PATH")]
+        model_config: Option<PathBuf>,
+    },
+    /// Render config.toml as the real vLLM launch (command line or YAML).
+    Render {
+        config: PathBuf,
+        #[arg(long, short = 'f', value_enum, default_value_t = RenderFormat::Shell)]
+        format: RenderFormat,
+        /// Write to this file instead of standard output.
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+        /// Render even if the config has errors.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print the per-GPU memory breakdown of config.toml.
+    Memory {
+        config: Option<PathBuf>,
+        /// A local Hugging Face config.json describing the model.
+        #[arg(long, value_name = "PATH")]
+        model_config: Option<PathBuf>,
+        #[arg(long, short = 'f', value_enum, default_value_t = TableFormat::Human)]
+        format: TableFormat,
+        /// List the GPU catalog.
+        #[arg(long)]
+        list_gpus: bool,
+        /// List the model catalog.
+        #[arg(long)]
+        list_models: bool,
+    },
+    /// Print a JSON Schema, or write/check all of them in a directory.
+    Schema {
+        #[arg(value_enum)]
+        kind: Option<SchemaKind>,
+        /// Write every schema into this directory.
+        #[arg(long, value_name = "DIR", conflicts_with = "check")]
+        write: Option<PathBuf>,
+        /// Fail if the schemas in this directory differ from the generated ones.
+        #[arg(long, value_name = "DIR")]
+        check: Option<PathBuf>,
+    },
+    /// Write starter config.toml and settings.json (with their schemas) into a directory.
+    Init {
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// Overwrite existing files.
+        #[arg(long)]
+        force: bool,
+    },
+    /// List every rule.
+    Rules {
+        #[arg(long, short = 'f', value_enum, default_value_t = TableFormat::Human)]
+        format: TableFormat,
+    },
+    /// Print a rule's documentation.
+    Explain {
+        /// Rule code (CFG501) or name (request-class-exceeds-max-model-len).
+        rule: String,
+    },
+}
+
+/// Runs the CLI on the process's arguments.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let color = match cli.color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+    let code = run(cli.command, &mut Io { out: &mut out, err: &mut err, color });
+    let _ = out.flush();
+    ExitCode::from(code)
+}
+
+/// Runs one command; returns the exit code.
+pub fn run(command: Command, io: &mut Io<'_>) -> u8 {
+    let result = match command {
+        Command::Check { files, format, deny_warnings, quiet, model_config } => {
+            commands::check::run(&files, format.into(), deny_warnings, quiet, model_config.as_deref(), io)
+        }
+        Command::Render { config, format, output, force } => {
+            commands::render::run(&config, format, output.as_deref(), force, io)
+        }
+        Command::Memory { config, model_config, format, list_gpus, list_models } => {
+            commands::memory::run(config.as_deref(), model_config.as_deref(), format, list_gpus, list_models, io)
+        }
+        Command::Schema { kind, write, check } => commands::schema::run(kind, write.as_deref(), check.as_deref(), io),
+        Command::Init { dir, force } => commands::init::run(&dir, force, io),
+        Command::Rules { format } => commands::rules::list(format, io),
+        Command::Explain { rule } => commands::rules::explain(&rule, io),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            let styles = human::Styles::new(io.color);
+            let _ = writeln!(
+                io.err,
+                "{}",
+                human::paint(styles.error, &format!("error: {}", cfg_core::output::escape_controls(&message)))
+            );
+            2
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! `cfg-lint check`: lint the files and print the report in the chosen format.
+
+use std::path::{Path, PathBuf};
+
+use cfg_core::Severity;
+use cfg_core::output::{self, Format};
+
+use crate::args::{CmdResult, Io};
+use crate::files::lint_paths;
+
+pub fn run(
+    files: &[PathBuf],
+    format: Format,
+    deny_warnings: bool,
+    quiet: bool,
+    model_config: Option<&Path>,
+    io: &mut Io<'_>,
+) -> CmdResult {
+    let (inputs, report) = lint_paths(files, model_config)?;
+    let options = output::Options { color: io.color, hide_info: quiet };
+    let text = output::report(format, &inputs, &report, &options);
+    io.out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+    let failing = report.has_errors() || (deny_warnings && report.count(Severity::Warning) > 0);
+    Ok(u8::from(failing))
+}
