@@ -93,13 +93,13 @@ def run_once(bindir, work, concurrency, duration, out_tokens, transport="auto", 
     # One core each (when there are two), so the two processes do not steal
     # each other's time slices and the comparison measures the runner.
     pin = lambda core: ["taskset", "-c", str(core)] if (os.cpu_count() or 1) >= 2 and shutil.which("taskset") else []  # noqa: E731
-    sim = subprocess.Popen(pin(0) + [os.path.join(bindir, "cfg-bench"), "sim", "--config", cfg, "--trace", trace],
+    sim = subprocess.Popen(pin(0) + [os.path.join(bindir, "cfg-bench"), "sim", "--server-config", cfg, "--trace", trace],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for(port)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.time()
-        runner = subprocess.Popen(pin(0 if shared_core else 1) + [os.path.join(bindir, "cfg-bench"), "run", "--config", spath, "--output", result,
+        runner = subprocess.Popen(pin(0 if shared_core else 1) + [os.path.join(bindir, "cfg-bench"), "run", "--settings", spath, "--output", result,
                                    "--no-archive", "--skip-smoke", "--transport", transport], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         rss_curve = []
         cpu_curve = []  # (t, the runner's user+sys seconds so far)

@@ -117,7 +117,7 @@ stage_bench() {
   need_bins
   local dir="$scratch/bench"
   mkdir -p "$dir"
-  "$BIN/cfg-bench" run --config tests/bench/quick-settings.json --server examples/config.toml --sim \
+  "$BIN/cfg-bench" run --settings tests/bench/quick-settings.json --server-config examples/config.toml --sim \
     --output "$dir/result.json" --html "$dir/report.html" --runs-dir "$dir/runs"
   "$BIN/cfg-lint" check "$dir/result.json"
   "$VENV/bin/check-jsonschema" --schemafile schemas/result.schema.json "$dir/result.json"
@@ -126,7 +126,7 @@ stage_bench() {
   local run_id
   run_id="$(ls "$dir/runs" | head -n1)"
   "$BIN/cfg-bench" compare "$dir/result.json" "$run_id" --runs-dir "$dir/runs" --fail-over 1
-  "$BIN/cfg-bench" sim --config examples/config.toml --sweep max_num_seqs=4,16,64 --settings tests/bench/quick-settings.json
+  "$BIN/cfg-bench" sim --server-config examples/config.toml --sweep max_num_seqs=4,16,64 --settings tests/bench/quick-settings.json
 }
 
 stage_web() {
@@ -191,7 +191,7 @@ stage_fuzz() {
   # Runs per target: about 15 s each on a 2-core machine (see fuzz/README.md).
   local seed="${CFG_FUZZ_SEED:-1}" target runs fresh
   local fuzz_target_dir="$CACHE/fuzz-target"
-  for target_runs in parse_toml:90000 parse_json:500000 lint_pair:45000 render:50000 memory:120000; do
+  for target_runs in parse_toml:45000 parse_json:300000 lint_pair:25000 render:25000 memory:60000; do
     target="${target_runs%%:*}"
     runs="${CFG_FUZZ_RUNS:-${target_runs#*:}}"
     fresh="$scratch/fuzz-$target"

@@ -359,9 +359,9 @@ def cfg_bench(env: Env, settings_path: Path, server_config: Path, out: Path, *ex
     cmd = [
         env.bin / "cfg-bench",
         "run",
-        "--config",
+        "--settings",
         settings_path,
-        "--server",
+        "--server-config",
         server_config,
         "--output",
         out,

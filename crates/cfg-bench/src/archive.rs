@@ -81,12 +81,24 @@ pub fn list(dir: &Path) -> Result<String, String> {
     Ok(out)
 }
 
-fn load_file(path: &Path) -> Result<BenchResult, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: not a result.json ({e})", path.display()))
+/// Why a file is not a result.json, by position only: the parser's own message
+/// can quote the file's contents, and a file may hold anything.
+pub fn not_a_result(path: &Path, e: &serde_json::Error) -> String {
+    let what = match e.classify() {
+        serde_json::error::Category::Io => "cannot be read",
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => "is not valid JSON",
+        serde_json::error::Category::Data => "is JSON but not a result.json",
+    };
+    format!("{} {what} (line {}, column {})", path.display(), e.line(), e.column())
 }
 
-/// A result by file path, or by run id (or unique prefix) in the archive.
+fn load_file(path: &Path) -> Result<BenchResult, String> {
+    let text = crate::inputs::read(path)?;
+    serde_json::from_str(&text).map_err(|e| not_a_result(path, &e))
+}
+
+/// A result by file path, or by run id (or unique prefix) in the archive: what a
+/// person at the command line may name.
 pub fn load(dir: &Path, what: &str) -> Result<BenchResult, String> {
     let path = Path::new(what);
     if path.is_file() {
@@ -95,14 +107,26 @@ pub fn load(dir: &Path, what: &str) -> Result<BenchResult, String> {
     if path.is_dir() && path.join("result.json").is_file() {
         return load_file(&path.join("result.json"));
     }
-    let matches: Vec<PathBuf> = runs(dir)
-        .into_iter()
-        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(what)))
-        .collect();
+    load_run(dir, what)
+}
+
+/// A run of the archive by its id (or a unique prefix of it), and nothing else:
+/// what a caller of the local API may name. An id is a single folder name in
+/// `dir`, so no path, `..` or absolute name can reach a file outside it.
+pub fn load_run(dir: &Path, id: &str) -> Result<BenchResult, String> {
+    let plain = !id.is_empty()
+        && id.len() <= 200
+        && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !id.starts_with('.');
+    if !plain {
+        return Err("a run id is a folder name from `cfg-bench runs` (letters, digits, '-', '_', '.')".into());
+    }
+    let matches: Vec<PathBuf> =
+        runs(dir).into_iter().filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(id))).collect();
     match matches.as_slice() {
         [one] => load_file(&one.join("result.json")),
-        [] => Err(format!("no result file or run `{what}` (see `cfg-bench runs`)")),
-        _ => Err(format!("`{what}` matches {} runs; give more of the id", matches.len())),
+        [] => Err(format!("no result file or run `{id}` (see `cfg-bench runs`)")),
+        _ => Err(format!("`{id}` matches {} runs; give more of the id", matches.len())),
     }
 }
 

@@ -86,21 +86,79 @@ struct Usage {
     completion_tokens: Option<u64>,
 }
 
+/// The class of a failed request, as result.json's `errors` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailureKind {
+    /// The server answered with this HTTP status (`http_401`, `http_500`, ...).
+    Http(u16),
+    /// No complete answer within `request_timeout_seconds`.
+    Timeout,
+    /// Nothing listens at the host and port.
+    ConnectionRefused,
+    /// The connection was reset or closed before the answer.
+    ConnectionReset,
+    /// The stream ended before `[DONE]`, or its framing broke.
+    StreamCut,
+    /// A `data:` line that is not the JSON an OpenAI stream sends.
+    MalformedSse,
+    /// The stream carried an `error` object.
+    StreamError,
+    /// The stream finished without any content.
+    EmptyResponse,
+    Tls,
+    Dns,
+    /// The request could not be built or sent.
+    Request,
+}
+
+impl FailureKind {
+    /// The name in result.json and on screen.
+    pub fn name(self) -> String {
+        match self {
+            FailureKind::Http(status) => format!("http_{status}"),
+            other => match other {
+                FailureKind::Timeout => "timeout",
+                FailureKind::ConnectionRefused => "connection_refused",
+                FailureKind::ConnectionReset => "connection_reset",
+                FailureKind::StreamCut => "stream_cut",
+                FailureKind::MalformedSse => "malformed_sse",
+                FailureKind::StreamError => "stream_error",
+                FailureKind::EmptyResponse => "empty_response",
+                FailureKind::Tls => "tls",
+                FailureKind::Dns => "dns",
+                FailureKind::Request | FailureKind::Http(_) => "request",
+            }
+            .to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
 /// A failure, sorted the way a reader needs it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
-    /// `http_401`, `timeout`, `connection_refused`, `connection_reset`, `stream_cut`,
-    /// `malformed_sse`, `tls`, `dns`, `request`.
-    pub kind: String,
+    pub kind: FailureKind,
     pub message: String,
-    pub status: Option<u16>,
     /// Seconds the server asked to wait (`Retry-After` on a 429 or 503), at most 60.
     pub retry_after: Option<f64>,
 }
 
 impl Failure {
-    pub(crate) fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
-        Failure { kind: kind.into(), message: message.into(), status: None, retry_after: None }
+    pub(crate) fn new(kind: FailureKind, message: impl Into<String>) -> Self {
+        Failure { kind, message: message.into(), retry_after: None }
+    }
+
+    /// The HTTP status, when the server answered with an error.
+    pub fn status(&self) -> Option<u16> {
+        match self.kind {
+            FailureKind::Http(status) => Some(status),
+            _ => None,
+        }
     }
 }
 
@@ -141,29 +199,29 @@ pub fn classify(err: &reqwest::Error) -> Failure {
         None => chain.to_lowercase(),
     };
     let kind = if err.is_timeout() {
-        "timeout"
+        FailureKind::Timeout
     } else if lower.contains("dns") || lower.contains("failed to lookup") || lower.contains("name or service not known")
     {
-        "dns"
+        FailureKind::Dns
     } else if lower.contains("certificate")
         || lower.contains("tls")
         || lower.contains("handshake")
         || lower.contains("invalidcontenttype")
     {
-        "tls"
+        FailureKind::Tls
     } else if lower.contains("connection refused") {
-        "connection_refused"
+        FailureKind::ConnectionRefused
     } else if lower.contains("reset")
         || lower.contains("broken pipe")
         || lower.contains("connection closed before message completed")
     {
-        "connection_reset"
+        FailureKind::ConnectionReset
     } else if err.is_body() || err.is_decode() {
-        "stream_cut"
+        FailureKind::StreamCut
     } else if err.is_connect() {
-        "connection_refused"
+        FailureKind::ConnectionRefused
     } else {
-        "request"
+        FailureKind::Request
     };
     Failure::new(kind, chain)
 }
@@ -262,8 +320,8 @@ impl Body {
                     }
                     Err(e) => {
                         let mut f = classify(&e);
-                        if f.kind == "request" || f.kind == "connection_reset" {
-                            f.kind = "stream_cut".into();
+                        if matches!(f.kind, FailureKind::Request | FailureKind::ConnectionReset) {
+                            f.kind = FailureKind::StreamCut;
                         }
                         Err(f)
                     }
@@ -284,10 +342,10 @@ struct Opened {
 
 /// Sends the request; on a non-2xx answer, the failure with the body's message.
 async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> Result<(Opened, Body), Failure> {
-    let url =
-        reqwest::Url::parse(endpoint).map_err(|e| Failure::new("request", format!("bad endpoint {endpoint}: {e}")))?;
+    let url = reqwest::Url::parse(endpoint)
+        .map_err(|e| Failure::new(FailureKind::Request, format!("bad endpoint {endpoint}: {e}")))?;
     if let Some(direct) = http.direct_for(&url) {
-        let bytes = serde_json::to_vec(body).map_err(|e| Failure::new("request", e.to_string()))?;
+        let bytes = serde_json::to_vec(body).map_err(|e| Failure::new(FailureKind::Request, e.to_string()))?;
         let resp = direct.post(&url, key, &bytes).await?;
         let head = Opened {
             status: resp.status(),
@@ -327,8 +385,7 @@ fn http_failure(head: &Opened, body: &str) -> Failure {
         .and_then(|v| v.trim().parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s >= 0.0)
         .map(|s| s.min(60.0));
-    let mut f = Failure::new(format!("http_{}", head.status), summarize_error_body(body, head.status));
-    f.status = Some(head.status);
+    let mut f = Failure::new(FailureKind::Http(head.status), summarize_error_body(body, head.status));
     f.retry_after = retry_after;
     f
 }
@@ -363,10 +420,13 @@ pub async fn send(
                 }
                 // Typed, borrowing parse: only the fields we read, no tree.
                 let v: Chunk<'_> = serde_json::from_str(&data).map_err(|e| {
-                    Failure::new("malformed_sse", format!("bad JSON in a data line ({e}): {}", truncate(&data, 120)))
+                    Failure::new(
+                        FailureKind::MalformedSse,
+                        format!("bad JSON in a data line ({e}): {}", truncate(&data, 120)),
+                    )
                 })?;
                 if let Some(err) = v.error.filter(|e| e.get() != "null") {
-                    return Err(Failure::new("stream_error", truncate(err.get(), 200)));
+                    return Err(Failure::new(FailureKind::StreamError, truncate(err.get(), 200)));
                 }
                 let piece = v.choices.first().and_then(|c| match api {
                     Api::Chat => c.delta.as_ref().and_then(|d| d.content.as_deref()),
@@ -395,12 +455,12 @@ pub async fn send(
         }
         if !done {
             return Err(Failure::new(
-                "stream_cut",
+                FailureKind::StreamCut,
                 format!("the stream ended after {chunks} content chunk(s) without [DONE]"),
             ));
         }
         if last_content.is_none() {
-            return Err(Failure::new("empty_response", "the stream finished without any content"));
+            return Err(Failure::new(FailureKind::EmptyResponse, "the stream finished without any content"));
         }
         // E2E ends at the last data line, as vllm bench serve measures it.
         timing.e2e = last_data.unwrap_or_else(|| since_sent(Instant::now()));
@@ -411,7 +471,10 @@ pub async fn send(
     };
     match tokio::time::timeout(timeout, work).await {
         Ok(r) => r,
-        Err(_) => Err(Failure::new("timeout", format!("no complete response within {:.0} s", timeout.as_secs_f64()))),
+        Err(_) => Err(Failure::new(
+            FailureKind::Timeout,
+            format!("no complete response within {:.0} s", timeout.as_secs_f64()),
+        )),
     }
 }
 

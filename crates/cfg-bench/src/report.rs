@@ -74,60 +74,7 @@ pub fn summary(r: &BenchResult) -> String {
     o
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
-/// A line chart of one or more series over time, as inline SVG.
-/// (name, colour, points) of one line.
-type Series<'a> = (&'a str, &'a str, Vec<(f64, f64)>);
-
-fn line_chart(title: &str, unit: &str, series: &[Series<'_>]) -> String {
-    let (w, h, pad) = (640.0, 200.0, 40.0);
-    let xs = series.iter().flat_map(|s| s.2.iter().map(|p| p.0));
-    let ys = series.iter().flat_map(|s| s.2.iter().map(|p| p.1));
-    let xmax = xs.fold(1.0_f64, f64::max);
-    let ymax = ys.fold(0.0_f64, f64::max).max(1e-9) * 1.1;
-    let mut svg = format!(
-        "<h3>{}</h3><svg viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"{}\">",
-        esc(title),
-        esc(title)
-    );
-    let _ =
-        write!(svg, "<line x1=\"{pad}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\"/>", h - pad, w - 10.0, h - pad);
-    let _ = write!(svg, "<line x1=\"{pad}\" y1=\"10\" x2=\"{pad}\" y2=\"{}\" stroke=\"#888\"/>", h - pad);
-    let _ = write!(
-        svg,
-        "<text x=\"2\" y=\"14\" font-size=\"10\">{ymax:.0} {}</text><text x=\"{}\" y=\"{}\" font-size=\"10\">{xmax:.0} s</text>",
-        esc(unit),
-        w - 40.0,
-        h - 25.0
-    );
-    for (i, (name, color, pts)) in series.iter().enumerate() {
-        let path: Vec<String> = pts
-            .iter()
-            .map(|(x, y)| {
-                format!("{:.1},{:.1}", pad + x / xmax * (w - pad - 10.0), h - pad - y / ymax * (h - pad - 10.0))
-            })
-            .collect();
-        if !path.is_empty() {
-            let _ = write!(
-                svg,
-                "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\" points=\"{}\"/>",
-                path.join(" ")
-            );
-        }
-        let _ = write!(
-            svg,
-            "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{color}\">{}</text>",
-            pad + 10.0 + 120.0 * i as f64,
-            h - 8.0,
-            esc(name)
-        );
-    }
-    svg.push_str("</svg>");
-    svg
-}
+use cfg_core::output::chart::{LineChart, Series, escape_xml as esc, line_chart};
 
 /// Percentile bars per class for one metric.
 fn class_bars(
@@ -167,37 +114,44 @@ pub fn html(r: &BenchResult) -> String {
     );
     let _ = write!(body, "<pre>{}</pre>", esc(&summary(r)));
     let ts = &r.timeseries;
-    body.push_str(&line_chart(
+    let chart = |title, y_unit, id, series| line_chart(&LineChart { title, y_unit, x_unit: "s", series, id });
+    let line = |name, color, points| Series { name, color, points };
+    body.push_str(&chart(
         "Throughput over time",
         "tok/s",
-        &[("output tok/s", "#4878d0", ts.iter().map(|p| (p.t, p.output_tokens_per_sec)).collect())],
+        "chart-throughput",
+        vec![line("output tok/s", "#4878d0", ts.iter().map(|p| (p.t, p.output_tokens_per_sec)).collect())],
     ));
-    body.push_str(&line_chart(
+    body.push_str(&chart(
         "TTFT over time",
         "ms",
-        &[
-            ("p50", "#6acc64", ts.iter().filter_map(|p| Some((p.t, p.ttft_p50_ms?))).collect()),
-            ("p99", "#d65f5f", ts.iter().filter_map(|p| Some((p.t, p.ttft_p99_ms?))).collect()),
+        "chart-ttft",
+        vec![
+            line("p50", "#6acc64", ts.iter().filter_map(|p| Some((p.t, p.ttft_p50_ms?))).collect()),
+            line("p99", "#d65f5f", ts.iter().filter_map(|p| Some((p.t, p.ttft_p99_ms?))).collect()),
         ],
     ));
-    body.push_str(&line_chart(
+    body.push_str(&chart(
         "Errors over time",
         "per s",
-        &[("errors", "#d65f5f", ts.iter().map(|p| (p.t, p.errors as f64)).collect())],
+        "chart-errors",
+        vec![line("errors", "#d65f5f", ts.iter().map(|p| (p.t, p.errors as f64)).collect())],
     ));
     if let Some(s) = &r.server {
-        body.push_str(&line_chart(
+        body.push_str(&chart(
             "Server queue (vllm:num_requests_waiting / running)",
             "requests",
-            &[
-                ("waiting", "#d65f5f", s.points.iter().filter_map(|p| Some((p.t, p.waiting?))).collect()),
-                ("running", "#4878d0", s.points.iter().filter_map(|p| Some((p.t, p.running?))).collect()),
+            "chart-server",
+            vec![
+                line("waiting", "#d65f5f", s.points.iter().filter_map(|p| Some((p.t, p.waiting?))).collect()),
+                line("running", "#4878d0", s.points.iter().filter_map(|p| Some((p.t, p.running?))).collect()),
             ],
         ));
-        body.push_str(&line_chart(
+        body.push_str(&chart(
             "KV cache usage",
             "%",
-            &[(
+            "chart-kv",
+            vec![line(
                 "kv usage",
                 "#956cb4",
                 s.points.iter().filter_map(|p| Some((p.t, p.kv_cache_usage? * 100.0))).collect(),

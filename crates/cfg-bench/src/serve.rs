@@ -204,7 +204,7 @@ async fn start_run(State(state): State<Arc<AppState>>, Json(body): Json<StartRun
         }
         key
     } else {
-        match crate::read_key(&settings) {
+        match crate::inputs::read_key(&settings) {
             Ok(k) => k,
             // The message names the variable only, never a key.
             Err(e) => return deny(StatusCode::BAD_REQUEST, &e),
@@ -292,7 +292,7 @@ async fn get_result(State(state): State<Arc<AppState>>, Path(id): Path<String>) 
             None => deny(StatusCode::CONFLICT, "the run is still going"),
         };
     }
-    match crate::archive::load(&state.runs_dir, &id) {
+    match crate::archive::load_run(&state.runs_dir, &id) {
         Ok(r) => Json(r).into_response(),
         Err(e) => deny(StatusCode::NOT_FOUND, &e),
     }
@@ -309,7 +309,8 @@ struct CompareQuery {
 }
 
 async fn compare(State(state): State<Arc<AppState>>, Query(q): Query<CompareQuery>) -> Response {
-    let load = |what: &str| crate::archive::load(&state.runs_dir, what);
+    // Run ids only: a caller of the API never names a file.
+    let load = |id: &str| crate::archive::load_run(&state.runs_dir, id);
     match (load(&q.baseline), load(&q.candidate)) {
         (Ok(a), Ok(b)) => {
             let (text, regressed) = crate::archive::compare(&a, &b, Some(5.0));

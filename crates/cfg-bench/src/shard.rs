@@ -14,8 +14,8 @@ use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer}
 use indexmap::IndexMap;
 
 use cfg_core::model::{
-    BenchResult, ClassResult, ErrorClass, IntendedLatency, LoadTestSettings, RequestCounts, ServerConfig, ShardInfo,
-    Throughput, TimePoint, TokenCounts,
+    BenchResult, ClassResult, ErrorClass, IntendedLatency, LoadTestSettings, Metadata, Percentiles, RequestCounts,
+    ServerConfig, ShardInfo, Throughput, TimePoint, TokenCounts,
 };
 use cfg_core::sim::rng::SplitMix64;
 
@@ -72,7 +72,7 @@ impl Shard {
         mine.warmup_requests = s.warmup_requests.map(|w| self.share(w));
         if let Some(a) = mine.arrival.as_mut() {
             // The runner's default rate, split like an explicit one.
-            a.rate_qps = Some(a.rate_qps.unwrap_or(crate::runner::DEFAULT_RATE_QPS) / f64::from(self.count));
+            a.rate_qps = Some(a.rate_qps.unwrap_or(crate::schedule::DEFAULT_RATE_QPS) / f64::from(self.count));
         }
         mine.seed = Some(self.seed(s.seed.unwrap_or(0)));
         Ok(mine)
@@ -143,6 +143,60 @@ pub fn merge(
     config: Option<&ServerConfig>,
     percentile_list: &[f64],
 ) -> Result<BenchResult, String> {
+    let count = check_set(&mut shards)?;
+    let hist = add_histograms(&shards)?;
+    let pct = |key: &str| {
+        hist.get(key).map(|h| percentiles(h, percentile_list)).ok_or(format!("every shard lacks histogram `{key}`"))
+    };
+    let (requests, tokens, throughput) = add_counts(&shards);
+    let intended = if shards.iter().any(|r| r.intended.is_some()) {
+        Some(IntendedLatency {
+            ttft_ms: pct("intended_ttft")?,
+            e2e_ms: pct("intended_e2e")?,
+            late_sends: shards.iter().filter_map(|r| r.intended.as_ref()).map(|i| i.late_sends).sum(),
+            dropped_sends: shards.iter().filter_map(|r| r.intended.as_ref()).map(|i| i.dropped_sends).sum(),
+        })
+    } else {
+        None
+    };
+    let first = &shards[0];
+    let total = requests.total;
+    let mut merged = BenchResult {
+        ttft_ms: pct("ttft")?,
+        tpot_ms: pct("tpot")?,
+        throughput_tokens_per_sec: throughput.output_tokens_per_sec,
+        error_rate: if total > 0 { requests.failed as f64 / total as f64 } else { 0.0 },
+        // The server-side series come from shard 0: every shard scraped the same server.
+        gpu_utilization_avg: first.gpu_utilization_avg,
+        gpu_utilization_reason: first.gpu_utilization_reason.clone(),
+        format_version: first.format_version,
+        complete: shards.iter().all(|r| r.complete),
+        stopped_reason: shards.iter().find_map(|r| {
+            let index = r.shard.as_ref().map_or(0, |s| s.index);
+            r.stopped_reason.as_ref().map(|why| format!("shard {index}/{count}: {why}"))
+        }),
+        simulated: shards.iter().any(|r| r.simulated),
+        metadata: merge_metadata(&shards, count),
+        requests,
+        e2e_ms: pct("e2e")?,
+        itl_ms: pct("itl")?,
+        intended,
+        throughput,
+        tokens,
+        per_class: merge_classes(&shards, &pct)?,
+        errors: merge_errors(&shards),
+        server: first.server.clone(),
+        timeseries: merge_timeseries(&shards),
+        verdict: None,
+        shard: None,
+    };
+    merged.verdict = Some(cfg_core::verdict::judge(&merged, settings, config, None));
+    Ok(merged)
+}
+
+/// Checks that the results are one whole set of shards of one run, and sorts
+/// them by index; returns the shard count.
+fn check_set(shards: &mut [BenchResult]) -> Result<u32, String> {
     if shards.is_empty() {
         return Err("no shard results given".into());
     }
@@ -180,11 +234,14 @@ pub fn merge(
     if shards.iter().any(|r| sha(r) != sha(&shards[0])) {
         return Err("the shards ran different settings.json files (settings_sha256 differs)".into());
     }
+    Ok(count)
+}
 
-    // Histograms: decoded and added key by key.
+/// Every shard's histograms, decoded and added key by key.
+fn add_histograms(shards: &[BenchResult]) -> Result<IndexMap<String, Histogram<u32>>, String> {
     let mut hist: IndexMap<String, Histogram<u32>> = IndexMap::new();
-    for r in &shards {
-        for (key, text) in &r.shard.as_ref().expect("checked above").histograms {
+    for r in shards {
+        for (key, text) in &r.shard.as_ref().expect("checked by check_set").histograms {
             let h = decode(key, text)?;
             match hist.get_mut(key) {
                 Some(total) => total.add(&h).map_err(|e| format!("histogram `{key}` cannot be added: {e:?}"))?,
@@ -194,12 +251,13 @@ pub fn merge(
             }
         }
     }
-    let ps = percentile_list;
-    let pct =
-        |key: &str| hist.get(key).map(|h| percentiles(h, ps)).ok_or(format!("every shard lacks histogram `{key}`"));
+    Ok(hist)
+}
+
+/// Counts add up, and so do rates: shards run side by side over the same duration.
+fn add_counts(shards: &[BenchResult]) -> (RequestCounts, TokenCounts, Throughput) {
     let sum = |f: &dyn Fn(&BenchResult) -> u64| shards.iter().map(f).sum::<u64>();
     let fsum = |f: &dyn Fn(&BenchResult) -> f64| shards.iter().map(f).sum::<f64>();
-
     let requests = RequestCounts {
         total: sum(&|r| r.requests.total),
         succeeded: sum(&|r| r.requests.succeeded),
@@ -224,13 +282,20 @@ pub fn merge(
         itl_gaps: sum(&|r| r.tokens.itl_gaps),
         itl_gaps_in_one_read: sum(&|r| r.tokens.itl_gaps_in_one_read),
     };
-    // Shards run side by side over the same duration: their rates add up.
     let throughput = Throughput {
         requests_per_sec: fsum(&|r| r.throughput.requests_per_sec),
         output_tokens_per_sec: fsum(&|r| r.throughput.output_tokens_per_sec),
         total_tokens_per_sec: fsum(&|r| r.throughput.total_tokens_per_sec),
         goodput_requests_per_sec: fsum(&|r| r.throughput.goodput_requests_per_sec),
     };
+    (requests, tokens, throughput)
+}
+
+/// Each class: its counts added, its percentiles from the added histograms.
+fn merge_classes(
+    shards: &[BenchResult],
+    pct: &dyn Fn(&str) -> Result<Percentiles, String>,
+) -> Result<IndexMap<String, ClassResult>, String> {
     let mut per_class = IndexMap::new();
     for name in shards[0].per_class.keys() {
         let part = |f: &dyn Fn(&ClassResult) -> u64| shards.iter().filter_map(|r| r.per_class.get(name)).map(f).sum();
@@ -250,24 +315,22 @@ pub fn merge(
             },
         );
     }
+    Ok(per_class)
+}
+
+/// Error classes by kind, counts added, most frequent first.
+fn merge_errors(shards: &[BenchResult]) -> Vec<ErrorClass> {
     let mut errors: IndexMap<String, ErrorClass> = IndexMap::new();
     for e in shards.iter().flat_map(|r| &r.errors) {
         errors.entry(e.kind.clone()).or_insert_with(|| ErrorClass { count: 0, ..e.clone() }).count += e.count;
     }
     let mut errors: Vec<ErrorClass> = errors.into_values().collect();
     errors.sort_by_key(|e| std::cmp::Reverse(e.count));
+    errors
+}
 
-    let intended = if shards.iter().any(|r| r.intended.is_some()) {
-        Some(IntendedLatency {
-            ttft_ms: pct("intended_ttft")?,
-            e2e_ms: pct("intended_e2e")?,
-            late_sends: shards.iter().filter_map(|r| r.intended.as_ref()).map(|i| i.late_sends).sum(),
-            dropped_sends: shards.iter().filter_map(|r| r.intended.as_ref()).map(|i| i.dropped_sends).sum(),
-        })
-    } else {
-        None
-    };
-
+/// Shard 0's metadata, spanning every shard's time and concurrency.
+fn merge_metadata(shards: &[BenchResult], count: u32) -> Option<Metadata> {
     let first = &shards[0];
     let mut metadata = first.metadata.clone();
     if let Some(m) = metadata.as_mut() {
@@ -282,38 +345,7 @@ pub fn merge(
             m.timestamps = Some("mixed".into());
         }
     }
-    let total = requests.total;
-    let mut merged = BenchResult {
-        ttft_ms: pct("ttft")?,
-        tpot_ms: pct("tpot")?,
-        throughput_tokens_per_sec: throughput.output_tokens_per_sec,
-        error_rate: if total > 0 { requests.failed as f64 / total as f64 } else { 0.0 },
-        // The server-side series come from shard 0: every shard scraped the same server.
-        gpu_utilization_avg: first.gpu_utilization_avg,
-        gpu_utilization_reason: first.gpu_utilization_reason.clone(),
-        format_version: first.format_version,
-        complete: shards.iter().all(|r| r.complete),
-        stopped_reason: shards.iter().find_map(|r| {
-            let index = r.shard.as_ref().map_or(0, |s| s.index);
-            r.stopped_reason.as_ref().map(|why| format!("shard {index}/{count}: {why}"))
-        }),
-        simulated: shards.iter().any(|r| r.simulated),
-        metadata,
-        requests,
-        e2e_ms: pct("e2e")?,
-        itl_ms: pct("itl")?,
-        intended,
-        throughput,
-        tokens,
-        per_class,
-        errors,
-        server: first.server.clone(),
-        timeseries: merge_timeseries(&shards),
-        verdict: None,
-        shard: None,
-    };
-    merged.verdict = Some(cfg_core::verdict::judge(&merged, settings, config, None));
-    Ok(merged)
+    metadata
 }
 
 /// Second by second: counts and rates add up. Per-second TTFT percentiles cannot be

@@ -126,7 +126,7 @@ pub async fn start(
     let key = if !from_env {
         key
     } else {
-        match config.server().api_key.as_deref().and_then(cfg_core::rules::security::env_reference) {
+        match config.server().api_key.as_deref().and_then(cfg_core::secrets::env_reference) {
             Some(var) => match std::env::var(var) {
                 Ok(v) if !v.is_empty() => Some(v),
                 _ => {
@@ -335,56 +335,130 @@ async fn generate(
     chat: bool,
     arrived: Arrived,
 ) -> Response {
-    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
-    if !model.is_empty() && !state.served_names.iter().any(|n| n == model) {
-        return error(
-            StatusCode::NOT_FOUND,
-            "NotFoundError",
-            format!("The model `{model}` does not exist. Valid aliases: {}.", state.served_names.join(", ")),
-        );
-    }
-    // One whitespace-separated word is one token in the simulator.
-    let prompt_tokens = prompt.split_whitespace().count().max(1) as u32;
-    let mml = state.max_model_len;
-    if prompt_tokens >= mml {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "BadRequestError",
-            format!(
-                "This model's maximum context length is {mml} tokens. However, your prompt contains {prompt_tokens} input tokens, which exceeds this limit even without any output tokens. Please reduce the length of the input prompt."
-            ),
-        );
-    }
-    // vLLM's default: the rest of the context for chat, 16 for completions.
-    let default = if chat { mml - prompt_tokens } else { 16 };
-    let requested = body
-        .get("max_tokens")
-        .or_else(|| body.get("max_completion_tokens"))
-        .and_then(Value::as_u64)
-        .map_or(default, |v| v.min(u64::from(u32::MAX)) as u32);
-    // vLLM clamps max_tokens to the room left in the context.
-    let output_tokens = requested.clamp(1, mml - prompt_tokens);
-    let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
-    let include_usage = body.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false);
+    let req = match Admitted::check(&state, &body, &prompt, chat) {
+        Ok(req) => req,
+        Err((status, kind, message)) => return error(status, kind, message),
+    };
     let id = {
         let mut n = state.next_id.lock().expect("not poisoned");
         *n += 1;
         *n
     };
-    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (tx, rx) = mpsc::unbounded_channel();
     let priority = body.get("priority").and_then(Value::as_i64).unwrap_or(0) as i32;
-    if state
-        .submit
-        .send(NewRequest { req: EngineRequest { id, prompt_tokens, output_tokens, priority }, events: tx })
-        .is_err()
-    {
+    let engine_req = EngineRequest { id, prompt_tokens: req.prompt_tokens, output_tokens: req.output_tokens, priority };
+    if state.submit.send(NewRequest { req: engine_req, events: tx }).is_err() {
         return error(StatusCode::SERVICE_UNAVAILABLE, "ServiceUnavailable", "the engine stopped".into());
     }
+    let usage = json!({"prompt_tokens": req.prompt_tokens, "completion_tokens": req.output_tokens, "total_tokens": req.prompt_tokens + req.output_tokens});
+    if !req.stream {
+        return whole_answer(rx, chat, usage).await;
+    }
     let name = state.served_names.first().cloned().unwrap_or_default();
+    let tracer = Tracer {
+        trace: state.trace.clone(),
+        started: state.started,
+        id,
+        arrived,
+        prompt_tokens: req.prompt_tokens,
+        first: None,
+        last: None,
+    };
+    streamed(rx, id, &name, chat, req.include_usage.then_some(usage), tracer)
+}
+
+/// The words the simulator answers with, one per token.
+const WORDS: [&str; 9] = ["the", "model", "answers", "with", "a", "token", "at", "each", "step"];
+
+/// vLLM's error answer: its status, its error type and its message.
+type Refusal = (StatusCode, &'static str, String);
+
+/// A request the simulator accepts, with its lengths as vLLM would set them.
+struct Admitted {
+    prompt_tokens: u32,
+    output_tokens: u32,
+    stream: bool,
+    include_usage: bool,
+}
+
+impl Admitted {
+    /// vLLM's refusals: an unknown model (404), a prompt that fills the context (400).
+    fn check(state: &AppState, body: &Value, prompt: &str, chat: bool) -> Result<Admitted, Refusal> {
+        let model = body.get("model").and_then(Value::as_str).unwrap_or("");
+        if !model.is_empty() && !state.served_names.iter().any(|n| n == model) {
+            return Err((
+                StatusCode::NOT_FOUND,
+                "NotFoundError",
+                format!("The model `{model}` does not exist. Valid aliases: {}.", state.served_names.join(", ")),
+            ));
+        }
+        // One whitespace-separated word is one token in the simulator.
+        let prompt_tokens = prompt.split_whitespace().count().max(1) as u32;
+        let mml = state.max_model_len;
+        if prompt_tokens >= mml {
+            return Err((
+                StatusCode::BAD_REQUEST,
+                "BadRequestError",
+                format!(
+                    "This model's maximum context length is {mml} tokens. However, your prompt contains {prompt_tokens} input tokens, which exceeds this limit even without any output tokens. Please reduce the length of the input prompt."
+                ),
+            ));
+        }
+        // vLLM's default: the rest of the context for chat, 16 for completions.
+        let default = if chat { mml - prompt_tokens } else { 16 };
+        let requested = body
+            .get("max_tokens")
+            .or_else(|| body.get("max_completion_tokens"))
+            .and_then(Value::as_u64)
+            .map_or(default, |v| v.min(u64::from(u32::MAX)) as u32);
+        Ok(Admitted {
+            prompt_tokens,
+            // vLLM clamps max_tokens to the room left in the context.
+            output_tokens: requested.clamp(1, mml - prompt_tokens),
+            stream: body.get("stream").and_then(Value::as_bool).unwrap_or(false),
+            include_usage: body.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false),
+        })
+    }
+}
+
+/// A non-streamed answer: all its tokens at once, once the engine is done.
+async fn whole_answer(mut rx: mpsc::UnboundedReceiver<TokenEvent>, chat: bool, usage: Value) -> Response {
+    let mut n = 0u32;
+    while let Some(ev) = rx.recv().await {
+        match ev {
+            TokenEvent::Rejected => {
+                return error(StatusCode::BAD_REQUEST, "BadRequestError", "request too long".into());
+            }
+            TokenEvent::Done => {
+                n += 1;
+                break;
+            }
+            _ => n += 1,
+        }
+    }
+    let text: Vec<&str> = (0..n.max(1)).map(|i| WORDS[i as usize % WORDS.len()]).collect();
+    let body = if chat {
+        json!({"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text.join(" ")}, "finish_reason": "length"}], "usage": usage})
+    } else {
+        json!({"object": "text_completion", "choices": [{"index": 0, "text": text.join(" "), "finish_reason": "length"}], "usage": usage})
+    };
+    ([(SIMULATED_HEADER, "true")], Json(body)).into_response()
+}
+
+/// A streamed answer: an SSE chunk per token as the engine makes it, the usage
+/// chunk when asked for, then `[DONE]`.
+fn streamed(
+    mut rx: mpsc::UnboundedReceiver<TokenEvent>,
+    id: u64,
+    model: &str,
+    chat: bool,
+    usage: Option<Value>,
+    tracer: Tracer,
+) -> Response {
     let object = if chat { "chat.completion.chunk" } else { "text_completion" };
     // Chunks are formatted by hand: the words need no escaping, and a
     // cheaper server per token keeps its own overhead out of the timings.
-    let model_json = serde_json::to_string(&name).unwrap_or_else(|_| "\"\"".into());
+    let model_json = serde_json::to_string(model).unwrap_or_else(|_| "\"\"".into());
     let chunk = move |text: Option<&str>, finish: Option<&str>| {
         let finish = finish.map_or("null".to_string(), |f| format!("\"{f}\""));
         let text = text.unwrap_or("");
@@ -398,32 +472,6 @@ async fn generate(
             )
         }
     };
-    let usage = json!({"prompt_tokens": prompt_tokens, "completion_tokens": output_tokens, "total_tokens": prompt_tokens + output_tokens});
-    let trace = state.trace.clone();
-    let started = state.started;
-    let words = ["the", "model", "answers", "with", "a", "token", "at", "each", "step"];
-    if !stream {
-        let mut n = 0u32;
-        while let Some(ev) = rx.recv().await {
-            match ev {
-                TokenEvent::Rejected => {
-                    return error(StatusCode::BAD_REQUEST, "BadRequestError", "request too long".into());
-                }
-                TokenEvent::Done => {
-                    n += 1;
-                    break;
-                }
-                _ => n += 1,
-            }
-        }
-        let text: Vec<&str> = (0..n.max(1)).map(|i| words[i as usize % words.len()]).collect();
-        let body = if chat {
-            json!({"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text.join(" ")}, "finish_reason": "length"}], "usage": usage})
-        } else {
-            json!({"object": "text_completion", "choices": [{"index": 0, "text": text.join(" "), "finish_reason": "length"}], "usage": usage})
-        };
-        return ([(SIMULATED_HEADER, "true")], Json(body)).into_response();
-    }
     // Each piece says what it is, so the trace can note when the HTTP layer
     // takes the first and last token for writing (closest to "sent").
     let (out_tx, out_rx) = mpsc::channel::<(String, Piece)>(64);
@@ -435,7 +483,7 @@ async fn generate(
                 break;
             }
             let done = ev == TokenEvent::Done;
-            let text = format!("{}{}", if n == 0 { "" } else { " " }, words[n % words.len()]);
+            let text = format!("{}{}", if n == 0 { "" } else { " " }, WORDS[n % WORDS.len()]);
             n += 1;
             let kind = if n == 1 { Piece::First } else { Piece::Token };
             // Like vLLM, the assistant-role chunk goes out with the first engine output.
@@ -452,7 +500,7 @@ async fn generate(
                 return;
             }
             if done {
-                if include_usage {
+                if let Some(usage) = &usage {
                     let u = format!(
                         "data: {}\n\n",
                         json!({"id": format!("cmpl-sim-{id}"), "object": object, "choices": [], "usage": usage})
@@ -464,7 +512,6 @@ async fn generate(
             }
         }
     });
-    let tracer = Tracer { trace, started, id, arrived, prompt_tokens, first: None, last: None };
     let stream = futures_util::stream::unfold((out_rx, tracer), |(mut rx, mut t)| async move {
         let (text, kind) = rx.recv().await?;
         t.note(kind);

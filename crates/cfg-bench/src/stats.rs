@@ -191,7 +191,7 @@ impl Collector {
             Err(f) => {
                 self.overall.failed += 1;
                 self.classes[o.class].1.failed += 1;
-                let e = self.errors.entry(f.kind.clone()).or_insert((0, f.message.clone()));
+                let e = self.errors.entry(f.kind.name()).or_insert((0, f.message.clone()));
                 e.0 += 1;
                 self.seconds[sec].errors += 1;
             }

@@ -23,9 +23,9 @@ fn refuses_lint_errors_and_a_missing_key_before_any_request() {
     let o = bench()
         .args([
             "run",
-            "--config",
+            "--settings",
             "examples/spec/settings.json",
-            "--server",
+            "--server-config",
             "examples/spec/config.toml",
             "--no-archive",
         ])
@@ -34,12 +34,12 @@ fn refuses_lint_errors_and_a_missing_key_before_any_request() {
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("CFG501") && err.contains("refusing to run"), "{err}");
-    let o = bench().args(["run", "--config", "tests/bench/quick-settings.json", "--no-archive"]).output().unwrap();
+    let o = bench().args(["run", "--settings", "tests/bench/quick-settings.json", "--no-archive"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("$VLLM_INTERNAL_KEY is not set"));
     // A key with a Windows line ending: refused before any request, and not echoed.
     let o = bench()
-        .args(["run", "--config", "tests/bench/quick-settings.json", "--no-archive"])
+        .args(["run", "--settings", "tests/bench/quick-settings.json", "--no-archive"])
         .env("VLLM_INTERNAL_KEY", "sk-secret-4242\r")
         .output()
         .unwrap();
@@ -71,6 +71,35 @@ fn demo_runs_the_built_in_pair_from_any_folder() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `--settings` names settings.json and `--server-config` config.toml in every
+/// subcommand; the old spellings still work, with a note saying the new one.
+#[test]
+fn old_flag_spellings_still_work_with_a_note() {
+    let o = bench()
+        .args([
+            "run",
+            "--config",
+            "examples/spec/settings.json",
+            "--server",
+            "examples/spec/config.toml",
+            "--no-archive",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("--config is deprecated here; it is now spelt --settings"), "{err}");
+    assert!(err.contains("--server is deprecated here; it is now spelt --server-config"), "{err}");
+    assert!(err.contains("CFG501"), "the files were read as before: {err}");
+    let o = bench().args(["run", "--settings", "a.json", "--config", "b.json", "--no-archive"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("name the same file"));
+    let o = bench().args(["sim", "--config", "examples/config.toml", "--sweep", "x=1"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--config is deprecated here; it is now spelt --server-config"), "{err}");
+    assert!(err.contains("only max_num_seqs can be swept"), "the config was read: {err}");
+}
+
 #[test]
 fn smoke_diagnoses_a_refused_connection() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
@@ -81,8 +110,11 @@ fn smoke_diagnoses_a_refused_connection() {
         .unwrap()
         .replace("127.0.0.1:8000", &format!("127.0.0.1:{port}"));
     std::fs::write(&settings, text).unwrap();
-    let o =
-        bench().args(["smoke", "--config", settings.to_str().unwrap()]).env("VLLM_INTERNAL_KEY", "k").output().unwrap();
+    let o = bench()
+        .args(["smoke", "--settings", settings.to_str().unwrap()])
+        .env("VLLM_INTERNAL_KEY", "k")
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("nothing listens"), "{}", String::from_utf8_lossy(&o.stderr));
     let _ = std::fs::remove_dir_all(dir);
@@ -97,9 +129,9 @@ fn ctrl_c_still_writes_the_result_marked_incomplete() {
     let child = bench()
         .args([
             "run",
-            "--config",
+            "--settings",
             "tests/bench/quick-settings.json",
-            "--server",
+            "--server-config",
             "examples/config.toml",
             "--sim",
             "--duration",
@@ -137,7 +169,7 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
     let children: Vec<_> = (0..3)
         .map(|i| {
             bench()
-                .args(["run", "--config", settings.to_str().unwrap(), "--shard", &format!("{i}/3")])
+                .args(["run", "--settings", settings.to_str().unwrap(), "--shard", &format!("{i}/3")])
                 .args(["--duration", "3", "--skip-smoke", "--no-archive", "--output"])
                 .arg(shard_path(i))
                 .env("VLLM_INTERNAL_KEY", "shard-key")
@@ -162,7 +194,7 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
 
     let merged_path = dir.join("merged.json");
     let mut merge = bench();
-    merge.args(["merge", "--config", settings.to_str().unwrap(), "--output", merged_path.to_str().unwrap()]);
+    merge.args(["merge", "--settings", settings.to_str().unwrap(), "--output", merged_path.to_str().unwrap()]);
     let o = merge.args((0..3).map(shard_path)).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let merged = read(&merged_path);
@@ -193,7 +225,7 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
     let mut incomplete = bench();
     incomplete.args([
         "merge",
-        "--config",
+        "--settings",
         settings.to_str().unwrap(),
         "--output",
         dir.join("x.json").to_str().unwrap(),
@@ -212,7 +244,7 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
 fn start_sim(port: u16, key: &str) -> Reap {
     let child = Reap(
         bench()
-            .args(["sim", "--config", "examples/config.toml", "--port", &port.to_string()])
+            .args(["sim", "--server-config", "examples/config.toml", "--port", &port.to_string()])
             .env("VLLM_INTERNAL_KEY", key)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -250,7 +282,7 @@ fn a_server_restart_mid_run_is_survived() {
     let settings = quick_settings(&dir, port, 0);
     let out = dir.join("result.json");
     let runner = bench()
-        .args(["run", "--config", settings.to_str().unwrap(), "--duration", "8", "--skip-smoke", "--no-archive"])
+        .args(["run", "--settings", settings.to_str().unwrap(), "--duration", "8", "--skip-smoke", "--no-archive"])
         .args(["--threads", "1"])
         .arg("--output")
         .arg(&out)

@@ -31,9 +31,9 @@ fn a_run_writes_and_prints_nothing_that_contains_the_key() {
         .env("VLLM_INTERNAL_KEY", KEY)
         .args([
             "run",
-            "--config",
+            "--settings",
             "tests/bench/quick-settings.json",
-            "--server",
+            "--server-config",
             "examples/config.toml",
             "--sim",
             "--duration",

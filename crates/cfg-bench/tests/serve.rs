@@ -56,6 +56,41 @@ async fn the_api_refuses_what_it_must() {
     assert_eq!(r.status(), 413, "body too large");
 }
 
+/// The API names archived runs by id only: a path out of the runs folder, an
+/// absolute path, or a file that happens to be JSON is refused before it is
+/// opened, and no answer quotes a file's contents.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_reads_no_file_outside_the_runs_folder() {
+    let (addr, token, runs) = start().await;
+    std::fs::create_dir_all(&runs).unwrap();
+    // A JSON file outside the runs folder that would parse as a result if it were read.
+    let outside = std::env::temp_dir().join(format!("cfg-serve-outside-{}.json", std::process::id()));
+    let secret = "AKIA-SECRET-VALUE-123";
+    std::fs::write(&outside, format!("{{\"ttft_ms\": \"{secret}\"}}")).unwrap();
+    let http = reqwest::Client::new();
+    let depth = "../".repeat(12);
+    let names = [
+        format!("{depth}{}", outside.display()),
+        outside.display().to_string(),
+        "../../../../../../etc/passwd".to_string(),
+        "..".to_string(),
+    ];
+    for name in names {
+        let q: Vec<(&str, &str)> = vec![("baseline", &name), ("candidate", &name)];
+        let r = http.get(format!("http://{addr}/api/compare")).query(&q).bearer_auth(&token).send().await.unwrap();
+        let status = r.status();
+        let body = r.text().await.unwrap();
+        assert!(status.is_client_error(), "{name}: {status} {body}");
+        assert!(body.contains("run id") && !body.contains(secret) && !body.contains("root:"), "{name}: {body}");
+        let encoded: String = name.bytes().map(|b| format!("%{b:02X}")).collect();
+        let r = http.get(format!("http://{addr}/api/runs/{encoded}/result")).bearer_auth(&token).send().await.unwrap();
+        let status = r.status();
+        let body = r.text().await.unwrap();
+        assert!(status.is_client_error() && !body.contains(secret), "{name}: {status} {body}");
+    }
+    let _ = std::fs::remove_file(outside);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn files_with_errors_are_refused_with_the_diagnostics_and_keys_stay_server_side() {
     let (addr, token, _) = start().await;

@@ -28,7 +28,7 @@ use std::time::Instant;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use super::Failure;
+use super::{Failure, FailureKind};
 use crate::rx_stamp;
 
 /// Resolves a host name to addresses; replaceable so tests never ask a real resolver.
@@ -63,7 +63,7 @@ impl Client {
         key: Option<&str>,
         body: &[u8],
     ) -> Result<Response, Failure> {
-        let host = url.host_str().ok_or_else(|| Failure::new("request", format!("{url} has no host")))?;
+        let host = url.host_str().ok_or_else(|| Failure::new(FailureKind::Request, format!("{url} has no host")))?;
         let port = url.port_or_known_default().unwrap_or(80);
         let authority = match url.port() {
             Some(p) => format!("{host}:{p}"),
@@ -84,9 +84,10 @@ impl Client {
         let conn = self.connect(host, port, &authority).await?;
         match exchange(conn, &request, sent_at).await {
             Ok(head) => Ok(self.response(head, authority)),
-            Err(Exchange::Unsent) => {
-                Err(Failure::new("connection_reset", format!("{authority} closed the connection before the request")))
-            }
+            Err(Exchange::Unsent) => Err(Failure::new(
+                FailureKind::ConnectionReset,
+                format!("{authority} closed the connection before the request"),
+            )),
             Err(Exchange::Failed(f)) => Err(f),
         }
     }
@@ -123,7 +124,7 @@ impl Client {
             (None, Some(resolve)) => resolve(host.to_string(), port).await,
             (None, None) => tokio::net::lookup_host((host, port)).await.map(Iterator::collect),
         }
-        .map_err(|e| Failure::new("dns", format!("cannot resolve {host}: {e}")))?;
+        .map_err(|e| Failure::new(FailureKind::Dns, format!("cannot resolve {host}: {e}")))?;
         let mut last = None;
         for addr in addrs {
             match TcpStream::connect(addr).await {
@@ -132,7 +133,7 @@ impl Client {
             }
         }
         let why = last.map_or_else(|| "the name has no addresses".to_string(), |e| e.to_string());
-        Err(Failure::new("connection_refused", format!("cannot connect to {authority}: {why}")))
+        Err(Failure::new(FailureKind::ConnectionRefused, format!("cannot connect to {authority}: {why}")))
     }
 }
 
@@ -209,7 +210,7 @@ async fn exchange(mut conn: Conn, request: &[u8], sent_at: Instant) -> Result<He
         return Err(if is_reset(&e) {
             Exchange::Unsent
         } else {
-            Exchange::Failed(Failure::new("request", e.to_string()))
+            Exchange::Failed(Failure::new(FailureKind::Request, e.to_string()))
         });
     }
     let (mut buf, mut at, mut answered) = (Vec::new(), sent_at, false);
@@ -254,10 +255,16 @@ async fn exchange(mut conn: Conn, request: &[u8], sent_at: Instant) -> Result<He
                 }
                 Ok(httparse::Status::Partial) if buf.len() <= MAX_HEAD => {}
                 Ok(httparse::Status::Partial) => {
-                    return Err(Exchange::Failed(Failure::new("request", "the answer's head is larger than 64 KiB")));
+                    return Err(Exchange::Failed(Failure::new(
+                        FailureKind::Request,
+                        "the answer's head is larger than 64 KiB",
+                    )));
                 }
                 Err(e) => {
-                    return Err(Exchange::Failed(Failure::new("request", format!("the answer is not HTTP/1.1: {e}"))));
+                    return Err(Exchange::Failed(Failure::new(
+                        FailureKind::Request,
+                        format!("the answer is not HTTP/1.1: {e}"),
+                    )));
                 }
             }
         }
@@ -266,12 +273,12 @@ async fn exchange(mut conn: Conn, request: &[u8], sent_at: Instant) -> Result<He
                 at = t;
                 n
             }
-            Err(e) => return Err(Exchange::Failed(Failure::new("connection_reset", e.to_string()))),
+            Err(e) => return Err(Exchange::Failed(Failure::new(FailureKind::ConnectionReset, e.to_string()))),
         };
         if n == 0 {
             let when = if answered { "in the middle of the answer's head" } else { "before answering" };
             return Err(Exchange::Failed(Failure::new(
-                "connection_reset",
+                FailureKind::ConnectionReset,
                 format!("the server closed the connection {when}"),
             )));
         }
@@ -321,7 +328,10 @@ impl Framing {
             Some((_, v)) => match v.parse::<u64>() {
                 Ok(0) => Ok(Framing::Done),
                 Ok(n) => Ok(Framing::Length(n)),
-                Err(_) => Err(Failure::new("request", format!("the answer's content-length is not a number: {v:?}"))),
+                Err(_) => Err(Failure::new(
+                    FailureKind::Request,
+                    format!("the answer's content-length is not a number: {v:?}"),
+                )),
             },
             None => Ok(Framing::UntilClose),
         }
@@ -357,14 +367,20 @@ impl Framing {
                     } else if rest == b"\r" {
                         break;
                     } else {
-                        return Err(Failure::new("stream_cut", "broken chunked encoding: no line end after a chunk"));
+                        return Err(Failure::new(
+                            FailureKind::StreamCut,
+                            "broken chunked encoding: no line end after a chunk",
+                        ));
                     }
                     *self = Framing::Chunked(Chunk::Size);
                 }
                 Framing::Chunked(state @ (Chunk::Size | Chunk::Trailers)) => {
                     let Some(eol) = rest.iter().position(|&b| b == b'\n') else {
                         if rest.len() > 4096 {
-                            return Err(Failure::new("stream_cut", "broken chunked encoding: a line over 4 KiB"));
+                            return Err(Failure::new(
+                                FailureKind::StreamCut,
+                                "broken chunked encoding: a line over 4 KiB",
+                            ));
                         }
                         break;
                     };
@@ -381,7 +397,7 @@ impl Framing {
                                 Ok(n) => Framing::Chunked(Chunk::Data(n)),
                                 Err(_) => {
                                     return Err(Failure::new(
-                                        "stream_cut",
+                                        FailureKind::StreamCut,
                                         format!("broken chunked encoding: bad chunk size {size:?}"),
                                     ));
                                 }
@@ -464,7 +480,7 @@ impl Response {
                 Ok((0, _)) if head.framing == Framing::UntilClose => head.framing = Framing::Done,
                 Ok((0, _)) => {
                     return Some(Err(
-                        head.fail(Failure::new("stream_cut", "the connection closed before the body ended"))
+                        head.fail(Failure::new(FailureKind::StreamCut, "the connection closed before the body ended"))
                     ));
                 }
                 Ok((n, at)) => {
@@ -472,7 +488,7 @@ impl Response {
                     head.pending_at = at;
                 }
                 // A reset mid-body is a cut stream, as on the reqwest path.
-                Err(e) => return Some(Err(head.fail(Failure::new("stream_cut", e.to_string())))),
+                Err(e) => return Some(Err(head.fail(Failure::new(FailureKind::StreamCut, e.to_string())))),
             }
         }
     }
@@ -531,7 +547,7 @@ mod tests {
         assert_eq!((out.as_slice(), framing), (&b"abc"[..], Framing::UntilClose));
         for wire in [&b"zz\r\n"[..], b"2\r\nabX\r\n"] {
             let f = decode_in_pieces(Framing::Chunked(Chunk::Size), wire, 64).unwrap_err();
-            assert_eq!(f.kind, "stream_cut", "{f:?}");
+            assert_eq!(f.kind, FailureKind::StreamCut, "{f:?}");
         }
         let headers = |h: &[(&str, &str)]| h.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect::<Vec<_>>();
         assert_eq!(
@@ -541,7 +557,7 @@ mod tests {
         assert_eq!(Framing::of(200, &headers(&[("content-length", "0")])).unwrap(), Framing::Done);
         assert_eq!(Framing::of(204, &[]).unwrap(), Framing::Done);
         assert_eq!(Framing::of(200, &[]).unwrap(), Framing::UntilClose);
-        assert_eq!(Framing::of(200, &headers(&[("content-length", "x")])).unwrap_err().kind, "request");
+        assert_eq!(Framing::of(200, &headers(&[("content-length", "x")])).unwrap_err().kind, FailureKind::Request);
     }
 
     /// A server that answers every request on a connection with `answer`, and closes
@@ -650,7 +666,7 @@ mod tests {
         let client = Arc::new(Client::new());
         let mut resp = client.post(&url, None, b"{}").await.unwrap();
         let mut piece = Vec::new();
-        assert_eq!(resp.chunk(&mut piece).await.unwrap().unwrap_err().kind, "stream_cut");
+        assert_eq!(resp.chunk(&mut piece).await.unwrap().unwrap_err().kind, FailureKind::StreamCut);
         assert!(resp.chunk(&mut piece).await.is_none());
         assert!(client.idle.lock().unwrap().values().all(Vec::is_empty));
     }
