@@ -4,7 +4,8 @@
 
 use std::rc::Rc;
 
-use cfg_core::schema::{self, FileKind};
+use cfg_core::FileKind;
+use cfg_core::schema;
 use cfg_core::{Diagnostic, Report};
 use serde_json::Value;
 use wasm_bindgen::JsCast;
@@ -484,10 +485,10 @@ fn run_panel(state: &UseReducerHandle<State>) -> Html {
             <p id="run-status" data-status={run.status.clone()}>{&run.status}
                 if let Some(p) = last { {format!(" | {}: {:.0}/{:.0} s, {} ok, {} errors, {} in flight", p["phase"].as_str().unwrap_or(""), p["elapsed_s"].as_f64().unwrap_or(0.0), p["duration_s"].as_f64().unwrap_or(0.0), p["completed"], p["errors"], p["in_flight"])} }
             </p>
-            { charts::lines("Throughput", "tok/s", &[("output tok/s", "#4878d0", series("output_tokens_per_sec"))], "chart-throughput") }
-            { charts::lines("Errors (cumulative)", "", &[("errors", "#d65f5f", series("errors")), ("completed", "#6acc64", series("completed"))], "chart-errors") }
-            { charts::lines("TTFT", "ms", &[("p50", "#6acc64", series("ttft_p50_ms")), ("p99", "#d65f5f", series("ttft_p99_ms"))], "chart-ttft") }
-            { charts::lines("Server queue and KV usage", "", &[("waiting", "#d65f5f", series("waiting")), ("running", "#4878d0", series("running")), ("KV %", "#956cb4", run.progress.iter().filter_map(|p| Some((p["elapsed_s"].as_f64()?, p["kv_cache_usage"].as_f64()? * 100.0))).collect())], "chart-server") }
+            { charts::lines("Throughput", "tok/s", "s", &[("output tok/s", "#4878d0", series("output_tokens_per_sec"))], "chart-throughput") }
+            { charts::lines("Errors (cumulative)", "", "s", &[("errors", "#d65f5f", series("errors")), ("completed", "#6acc64", series("completed"))], "chart-errors") }
+            { charts::lines("TTFT", "ms", "s", &[("p50", "#6acc64", series("ttft_p50_ms")), ("p99", "#d65f5f", series("ttft_p99_ms"))], "chart-ttft") }
+            { charts::lines("Server queue and KV usage", "", "s", &[("waiting", "#d65f5f", series("waiting")), ("running", "#4878d0", series("running")), ("KV %", "#956cb4", run.progress.iter().filter_map(|p| Some((p["elapsed_s"].as_f64()?, p["kv_cache_usage"].as_f64()? * 100.0))).collect())], "chart-server") }
             { run.result.as_ref().map(verdict).unwrap_or_default() }
             { archive_panel(state) }
         </section>
@@ -690,8 +691,8 @@ pub fn app() -> Html {
                     <button id="sweep" onclick={sweep}>{"predict TTFT and throughput (simulator, virtual time)"}</button>
                     if let Some(e) = &state.sweep_error { <p class="diag error">{e}</p> }
                     if let Some(points) = &state.sweep {
-                        { charts::lines("Predicted TTFT p99 (ms) vs max_num_seqs", "ms", &[("TTFT p99", "#d65f5f", points.iter().map(|p| (f64::from(p.value), p.ttft_p99_ms)).collect())], "chart-sweep-ttft") }
-                        { charts::lines("Predicted throughput (tok/s) vs max_num_seqs", "tok/s", &[("output tok/s", "#4878d0", points.iter().map(|p| (f64::from(p.value), p.output_tokens_per_sec)).collect())], "chart-sweep-tput") }
+                        { charts::lines("Predicted TTFT p99 (ms) vs max_num_seqs", "ms", "", &[("TTFT p99", "#d65f5f", points.iter().map(|p| (f64::from(p.value), p.ttft_p99_ms)).collect())], "chart-sweep-ttft") }
+                        { charts::lines("Predicted throughput (tok/s) vs max_num_seqs", "tok/s", "", &[("output tok/s", "#4878d0", points.iter().map(|p| (f64::from(p.value), p.output_tokens_per_sec)).collect())], "chart-sweep-tput") }
                     }
                     { run_panel(&state) }
                 </div>

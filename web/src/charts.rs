@@ -1,7 +1,9 @@
 //! SVG pictures: the per-GPU memory bar and simple line charts.
 
 use cfg_core::memory::{GIB, MemoryReport};
+use cfg_core::output::chart;
 use yew::prelude::*;
+use yew::virtual_dom::AttrValue;
 
 /// Per GPU: weights, activations, non-torch, CUDA graphs, KV cache, unused,
 /// with the gpu_memory_utilization line. Red when nothing is left for KV.
@@ -49,27 +51,10 @@ pub fn memory_bar(r: &MemoryReport) -> Html {
 /// (name, colour, points) of one line.
 pub type Series<'a> = (&'a str, &'a str, Vec<(f64, f64)>);
 
-/// A line chart of named series over x.
-pub fn lines(title: &str, unit: &str, series: &[Series<'_>], id: &str) -> Html {
-    let (w, h, pad) = (560.0, 160.0, 36.0);
-    let xmax = series.iter().flat_map(|s| s.2.iter().map(|p| p.0)).fold(1e-9_f64, f64::max);
-    let ymax = series.iter().flat_map(|s| s.2.iter().map(|p| p.1)).fold(1e-9_f64, f64::max) * 1.1;
-    let polylines = series.iter().map(|(name, color, pts)| {
-        let points: Vec<String> = pts
-            .iter()
-            .map(|(x, y)| format!("{:.1},{:.1}", pad + x / xmax * (w - pad - 8.0), h - pad / 2.0 - y / ymax * (h - pad)))
-            .collect();
-        html! { <polyline fill="none" stroke={color.to_string()} stroke-width="1.5" points={points.join(" ")} data-series={name.to_string()} data-points={pts.len().to_string()}/> }
-    });
-    let legend: Vec<Html> = series.iter().map(|(name, color, _)| html! { <span class="legend" style={format!("color:{color}")}>{format!("{name} ")}</span> }).collect();
-    html! {
-        <figure class="chart" id={id.to_string()}>
-            <figcaption>{title}{" "}{ for legend }</figcaption>
-            <svg viewBox={format!("0 0 {w} {h}")} width={w.to_string()} height={h.to_string()} role="img" aria-label={title.to_string()}>
-                <line x1={pad.to_string()} y1={(h - pad / 2.0).to_string()} x2={(w - 4.0).to_string()} y2={(h - pad / 2.0).to_string()} stroke="#999"/>
-                <text x="2" y="12" font-size="10">{format!("{ymax:.0} {unit}")}</text>
-                { for polylines }
-            </svg>
-        </figure>
-    }
+/// A line chart of named series over x: the core's chart, the same the HTML report draws.
+pub fn lines(title: &str, unit: &str, x_unit: &str, series: &[Series<'_>], id: &str) -> Html {
+    let series =
+        series.iter().map(|(name, color, points)| chart::Series { name, color, points: points.clone() }).collect();
+    let svg = chart::line_chart(&chart::LineChart { title, y_unit: unit, x_unit, series, id });
+    Html::from_html_unchecked(AttrValue::from(svg))
 }

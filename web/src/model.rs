@@ -162,9 +162,26 @@ mod tests {
     const CONFIG: &str = include_str!("../../examples/spec/config.toml");
     const SETTINGS: &str = include_str!("../../examples/spec/settings.json");
 
+    /// The page's lint of the SPEC pair, shown as cfg-lint shows it, is the
+    /// committed snapshot of `cfg-lint check` on the same two files, word for word.
     #[test]
     fn the_page_lints_like_the_cli() {
-        let report = lint(CONFIG, SETTINGS);
+        let config = include_str!("../../tests/fixtures/bad-spec-pair/config.toml");
+        let settings = include_str!("../../tests/fixtures/bad-spec-pair/settings.json");
+        let snapshot = include_str!("../../tests/snapshots/bad-spec-pair.snap");
+        let cli = snapshot.splitn(3, "---\n").nth(2).expect("an insta snapshot: header, then the output");
+        let inputs = [
+            Input::new(FileKind::Config, CONFIG_NAME, config),
+            Input::new(FileKind::Settings, SETTINGS_NAME, settings),
+        ];
+        let report = lint(config, settings);
+        let shown = cfg_core::output::report(
+            cfg_core::output::Format::Human,
+            &inputs,
+            &report,
+            &cfg_core::output::Options::default(),
+        );
+        assert_eq!(shown.trim_end(), cli.trim_end());
         assert!(report.diagnostics.iter().any(|d| d.code == "CFG501" && d.pointer == "/request_distribution/tail"));
     }
 
