@@ -179,7 +179,24 @@ stage_pre-commit() {
     if [ "$case" = bad ] && [ "$code" = 0 ]; then echo "pre-commit passed the bad pair"; exit 1; fi
     if [ "$case" = bad ] && ! grep -q CFG501 "$repo.log"; then echo "pre-commit output lacks CFG501"; exit 1; fi
   done
-  echo "pre-commit: good pair passed, bad pair failed"
+  # Half a pair in a commit: only config.toml is staged, lowering max_model_len so
+  # that settings.json's tail class (on disk, not staged) no longer fits.
+  repo="$scratch/pre-commit/half"
+  mkdir -p "$repo"
+  cp examples/config.toml examples/settings.json "$repo/"
+  git -C "$repo" init -q
+  git -C "$repo" -c user.email=ci@example.invalid -c user.name=ci commit -qm base --allow-empty
+  git -C "$repo" add settings.json
+  git -C "$repo" -c user.email=ci@example.invalid -c user.name=ci commit -qm settings
+  sed -i 's/^max_model_len = 12288/max_model_len = 8192/; s/^max_num_batched_tokens = 12288/max_num_batched_tokens = 8192/' "$repo/config.toml"
+  git -C "$repo" add config.toml
+  set +e
+  (cd "$repo" && "$VENV/bin/pre-commit" try-repo "$ROOT" cfg-lint) >"$repo.log" 2>&1
+  code=$?
+  set -e
+  tail -n 25 "$repo.log"
+  if [ "$code" = 0 ] || ! grep -q CFG501 "$repo.log"; then echo "pre-commit passed half a broken pair"; exit 1; fi
+  echo "pre-commit: good pair passed, bad pair failed, half a broken pair failed"
 }
 
 stage_fuzz() {

@@ -14,14 +14,25 @@ use cfg_core::output::{self, Format};
 use cfg_core::{Input, Options, Severity, detect_kind, lint};
 use libtest_mimic::{Arguments, Failed, Trial};
 
+/// The case's files, named by their path inside the case (`b/config.toml` for a
+/// case laid out in folders, as a repository with two services is).
 fn case_inputs(dir: &Path) -> Vec<Input> {
-    let mut files: Vec<_> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_file()).collect();
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for path in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files);
     files.sort();
     files
         .iter()
         .filter_map(|p| {
-            let name = p.file_name()?.to_string_lossy().into_owned();
+            let name = p.strip_prefix(dir).ok()?.to_string_lossy().into_owned();
             let bytes = std::fs::read(p).ok()?;
             let text = String::from_utf8_lossy(&bytes).into_owned();
             let kind = detect_kind(&name, &text)?;

@@ -63,6 +63,9 @@ pub struct Diagnostic {
     /// The span holds a secret: renderers show the source line with it masked.
     #[serde(skip)]
     pub redact: bool,
+    /// It says a check did not run: shown even when infos are hidden.
+    #[serde(skip)]
+    pub skipped_check: bool,
 }
 
 /// A diagnostic before it is tied to a file position: what a rule produces.
@@ -77,6 +80,8 @@ pub struct Finding {
     pub target: Target,
     /// The span holds a secret (see [`Diagnostic::redact`]).
     pub redact: bool,
+    /// It says a check did not run (see [`Diagnostic::skipped_check`]).
+    pub skipped_check: bool,
 }
 
 /// Where a finding points: a file of the pair and a place in it.
@@ -135,7 +140,17 @@ impl Finding {
         message: impl Into<String>,
         target: Target,
     ) -> Self {
-        Finding { code, rule, severity, message: message.into(), help: None, label: None, target, redact: false }
+        Finding {
+            code,
+            rule,
+            severity,
+            message: message.into(),
+            help: None,
+            label: None,
+            target,
+            redact: false,
+            skipped_check: false,
+        }
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
@@ -145,6 +160,12 @@ impl Finding {
 
     pub fn label(mut self, label: impl Into<String>) -> Self {
         self.label = Some(label.into());
+        self
+    }
+
+    /// Marks the finding as saying that a check did not run: never hidden.
+    pub fn skipped_check(mut self) -> Self {
+        self.skipped_check = true;
         self
     }
 
@@ -175,6 +196,7 @@ impl Diagnostic {
             span,
             label: finding.label,
             redact: finding.redact,
+            skipped_check: finding.skipped_check,
         }
     }
 }

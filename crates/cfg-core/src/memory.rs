@@ -56,6 +56,9 @@ pub struct MemoryReport {
     pub max_len_request_bytes: f64,
     /// Largest max_model_len whose KV would fit (vLLM's suggestion), 0 if none.
     pub largest_fitting_max_model_len: u64,
+    /// The model's own longest context (its config.json), when known: a
+    /// max_model_len above it is refused whatever the memory.
+    pub model_max_len: Option<u32>,
     pub dtype: &'static str,
     pub kv_cache_dtype: String,
     pub weight_bytes_per_param: f64,
@@ -64,11 +67,29 @@ pub struct MemoryReport {
 }
 
 impl MemoryReport {
+    /// The largest max_model_len that can be set, and which limit binds: the
+    /// KV cache's capacity or the model's own maximum.
+    pub fn largest_max_model_len(&self) -> (u64, Limit) {
+        match self.model_max_len.map(u64::from) {
+            Some(model) if model <= self.largest_fitting_max_model_len => (model, Limit::Model),
+            _ => (self.largest_fitting_max_model_len, Limit::KvCache),
+        }
+    }
+
     pub fn fits(&self) -> bool {
         self.kv_cache_bytes > 0.0
             && self.num_gpu_blocks > 0
             && self.largest_fitting_max_model_len >= u64::from(self.max_model_len)
     }
+}
+
+/// What bounds max_model_len.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// The KV cache holds no longer request.
+    KvCache,
+    /// The model was trained for no longer context.
+    Model,
 }
 
 /// The documented allowances for what only vLLM's profiling run measures.
@@ -252,6 +273,7 @@ pub fn estimate_with(config: &ServerConfig, gpu: &Gpu, arch: &Arch) -> Result<Me
         max_model_len: mml,
         max_len_request_bytes: blocks_per_request as f64 * block_bytes,
         largest_fitting_max_model_len: capacity,
+        model_max_len: arch.max_position_embeddings,
         dtype: dtype.as_str(),
         kv_cache_dtype: config
             .model

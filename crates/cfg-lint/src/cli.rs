@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 use crate::args::{CheckFormat, ColorWhen, Io, RenderFormat, SchemaKind, TableFormat};
 use crate::commands;
+use crate::files::Selection;
 
 #[derive(Parser, Debug)]
 #[command(name = "cfg-lint", version, about = "Validate vLLM config.toml and load-test settings.json before anyone deploys", long_about = None)]
@@ -25,9 +26,19 @@ pub struct Cli {
 pub enum Command {
     /// Check config.toml and/or settings.json; both together enable the cross-file rules.
     Check {
-        /// Files to check (kind from the extension, then the content).
-        #[arg(required = true)]
+        /// Files to check (kind from the extension, then the content). A config.toml
+        /// and a settings.json in one folder are checked together (the cross-file rules).
+        #[arg(required_unless_present = "pair")]
         files: Vec<PathBuf>,
+        /// Check this config.toml with this settings.json, for layouts where the two
+        /// do not share a folder: `--pair deploy/vllm.toml,loadtests/chat.json`.
+        #[arg(long, value_name = "CONFIG,SETTINGS", value_parser = parse_pair)]
+        pair: Vec<(PathBuf, PathBuf)>,
+        /// Also check the partner on disk of a file given alone (the settings.json
+        /// beside a config.toml, or the other way round): how the pre-commit hook
+        /// checks a pair when only one of its files is committed.
+        #[arg(long)]
+        with_partners: bool,
         #[arg(long, short = 'f', value_enum, default_value_t = CheckFormat::Human)]
         format: CheckFormat,
         /// Treat warnings as errors for the exit code.
@@ -98,6 +109,12 @@ pub enum Command {
     },
 }
 
+/// `CONFIG,SETTINGS` for `--pair`.
+fn parse_pair(text: &str) -> Result<(PathBuf, PathBuf), String> {
+    let (config, settings) = text.split_once(',').ok_or("write --pair CONFIG,SETTINGS (two paths, a comma between)")?;
+    Ok((PathBuf::from(config.trim()), PathBuf::from(settings.trim())))
+}
+
 /// Runs the CLI on the process's arguments.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -121,8 +138,9 @@ pub fn main() -> ExitCode {
 /// Runs one command; returns the exit code.
 pub fn run(command: Command, io: &mut Io<'_>) -> u8 {
     let result = match command {
-        Command::Check { files, format, deny_warnings, quiet, model_config } => {
-            commands::check::run(&files, format.into(), deny_warnings, quiet, model_config.as_deref(), io)
+        Command::Check { files, pair, with_partners, format, deny_warnings, quiet, model_config } => {
+            let selection = Selection { files, pairs: pair, with_partners };
+            commands::check::run(&selection, format.into(), deny_warnings, quiet, model_config.as_deref(), io)
         }
         Command::Render { config, format, output, force } => {
             commands::render::run(&config, format, output.as_deref(), force, io)

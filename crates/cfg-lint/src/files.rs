@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use cfg_core::parse::MAX_FILE_BYTES;
-use cfg_core::{Input, Options, Report};
+use cfg_core::{FileKind, Input, Options, Report};
 
 /// A file's text, refused before reading past the size any config or settings
 /// file has (a device or a huge file is never read whole).
@@ -27,10 +27,40 @@ pub fn read(path: &Path) -> Result<String, String> {
     })
 }
 
+/// Which files to lint and how to pair them.
+#[derive(Debug, Default)]
+pub struct Selection {
+    pub files: Vec<PathBuf>,
+    /// (config, settings) pairs named on the command line.
+    pub pairs: Vec<(PathBuf, PathBuf)>,
+    /// Add the partner on disk of a file given without it (what a pre-commit hook
+    /// needs: a commit that touches one file of a pair must still check the pair).
+    pub with_partners: bool,
+}
+
 /// Reads the files, tells their kinds and lints them together.
 pub fn lint_paths(files: &[PathBuf], model_config: Option<&Path>) -> Result<(Vec<Input>, Report), String> {
+    lint_selection(&Selection { files: files.to_vec(), ..Selection::default() }, model_config)
+}
+
+/// Reads the selected files (with partners and named pairs), tells their kinds
+/// and lints them together.
+pub fn lint_selection(selection: &Selection, model_config: Option<&Path>) -> Result<(Vec<Input>, Report), String> {
+    let mut paths: Vec<PathBuf> = Vec::new();
+    let mut add = |p: &Path| {
+        if !paths.iter().any(|q| q == p) {
+            paths.push(p.to_path_buf());
+        }
+    };
+    for p in &selection.files {
+        add(p);
+    }
+    for (c, s) in &selection.pairs {
+        add(c);
+        add(s);
+    }
     let mut inputs = Vec::new();
-    for path in files {
+    for path in &paths {
         let text = read(path)?;
         let name = path.to_string_lossy().into_owned();
         let kind = cfg_core::detect_kind(&name, &text).ok_or_else(|| {
@@ -38,7 +68,25 @@ pub fn lint_paths(files: &[PathBuf], model_config: Option<&Path>) -> Result<(Vec
         })?;
         inputs.push(Input::new(kind, name, text));
     }
-    let mut options = Options::default();
+    if selection.with_partners {
+        for partner in partners(&inputs) {
+            let text = read(&partner)?;
+            let name = partner.to_string_lossy().into_owned();
+            if let Some(kind) = cfg_core::detect_kind(&name, &text) {
+                inputs.push(Input::new(kind, name, text));
+            }
+        }
+    }
+    let index = |p: &Path| paths.iter().position(|q| q == p).expect("added above");
+    let mut pairs = Vec::new();
+    for (c, s) in &selection.pairs {
+        let (ci, si) = (index(c), index(s));
+        if inputs[ci].kind != FileKind::Config || inputs[si].kind != FileKind::Settings {
+            return Err(format!("--pair takes a config.toml then a settings.json: {} {}", c.display(), s.display()));
+        }
+        pairs.push((ci, si));
+    }
+    let mut options = Options { pairs, ..Options::default() };
     if let Some(path) = model_config {
         let text = read(path)?;
         options.model_config =
@@ -46,4 +94,48 @@ pub fn lint_paths(files: &[PathBuf], model_config: Option<&Path>) -> Result<(Vec
     }
     let report = cfg_core::lint(&inputs, &options);
     Ok((inputs, report))
+}
+
+/// The files beside the given ones that complete a pair: for a config.toml (or
+/// settings.json) given alone, the settings.json (or config.toml) the core would
+/// pair it with if both were given.
+fn partners(inputs: &[Input]) -> Vec<PathBuf> {
+    let given: Vec<(FileKind, &str)> = inputs.iter().map(|i| (i.kind, i.source.name.as_str())).collect();
+    let paired = cfg_core::lint::pair_files(&given, &[]);
+    let mut found = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        if input.kind == FileKind::Result || paired.iter().any(|&(c, s)| c == i || s == i) {
+            continue;
+        }
+        let dir = cfg_core::lint::folder(&input.source.name);
+        let dir_path = if dir.is_empty() { Path::new(".") } else { Path::new(dir) };
+        let Ok(entries) = std::fs::read_dir(dir_path) else { continue };
+        let mut candidates: Vec<(FileKind, String)> = entries
+            .flatten()
+            .filter_map(|e| {
+                let file = e.file_name().to_string_lossy().into_owned();
+                let kind = match file.rsplit('.').next()? {
+                    "toml" => FileKind::Config,
+                    "json" if !file.contains("result") && !file.contains("schema") => FileKind::Settings,
+                    _ => return None,
+                };
+                let name = if dir.is_empty() { file } else { format!("{dir}/{file}") };
+                (kind != input.kind && e.path().is_file()).then_some((kind, name))
+            })
+            .collect();
+        candidates.sort_by(|a, b| a.1.cmp(&b.1));
+        let mut files: Vec<(FileKind, &str)> = vec![(input.kind, input.source.name.as_str())];
+        files.extend(candidates.iter().map(|(k, n)| (*k, n.as_str())));
+        let pick = cfg_core::lint::pair_files(&files, &[]).into_iter().find_map(|(c, s)| match (c, s) {
+            (0, other) | (other, 0) => Some(other),
+            _ => None,
+        });
+        if let Some(j) = pick {
+            let path = PathBuf::from(files[j].1);
+            if !found.contains(&path) && !inputs.iter().any(|i| Path::new(&i.source.name) == path) {
+                found.push(path);
+            }
+        }
+    }
+    found
 }

@@ -204,3 +204,88 @@ fn hostile_inputs_get_errors_not_panics() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Issue 13, item 1: a whole number written as a float is an error at its key
+/// in every command that reads the file, never a silent pass.
+#[test]
+fn a_float_where_a_whole_number_belongs_is_named_by_every_command() {
+    let pair = [
+        "tests/fixtures/bad-spec-pair-concurrency-written-as-float/config.toml",
+        "tests/fixtures/bad-spec-pair-concurrency-written-as-float/settings.json",
+    ];
+    let o = cfg_lint(&["check", pair[0], pair[1], "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let d = report["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "CFG004").expect("CFG004");
+    assert_eq!((d["pointer"].as_str(), d["line"].as_u64()), (Some("/concurrency"), Some(6)));
+    assert!(report["notes"][0].as_str().unwrap().contains("cross-file rules (CFG5xx) did not run"), "{report}");
+    for args in [
+        vec!["memory", "tests/fixtures/bad-float-port/config.toml"],
+        vec!["render", "tests/fixtures/bad-float-port/config.toml"],
+    ] {
+        let o = cfg_lint(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_ne!(o.status.code(), Some(0), "{args:?}");
+        assert!(err.contains("CFG004") && err.contains("`port` must be a whole number"), "{args:?}: {err}");
+    }
+}
+
+/// Issue 13, items 2 and 3: files pair by folder, or by --pair, or with the
+/// partner found on disk; every pair is checked and named.
+#[test]
+fn every_pair_is_found_and_checked() {
+    let dir = "tests/fixtures/bad-two-services-one-broken";
+    let files: Vec<String> = ["chat/config.toml", "chat/settings.json", "batch/config.toml", "batch/settings.json"]
+        .iter()
+        .map(|f| format!("{dir}/{f}"))
+        .collect();
+    let mut args = vec!["check", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let o = cfg_lint(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let broken = report["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "CFG501").expect("CFG501");
+    assert_eq!(broken["file"], format!("{dir}/batch/settings.json"));
+    assert_eq!(report["pairs"].as_array().unwrap().len(), 2, "{report}");
+
+    // Two files in different folders pair only when asked.
+    let (config, settings) =
+        ("tests/fixtures/bad-spec-pair/config.toml", "tests/fixtures/good-settings-only/settings.json");
+    let o = cfg_lint(&["check", config, settings]);
+    assert!(stdout(&o).contains("did not run"), "{}", stdout(&o));
+    let o = cfg_lint(&["check", "--pair", &format!("{config},{settings}")]);
+    assert!(stdout(&o).contains(&format!("checked together: {config} with {settings}")), "{}", stdout(&o));
+
+    // One file of a pair, with its partner taken from disk.
+    let o = cfg_lint(&["check", "--quiet", "--with-partners", "tests/fixtures/bad-spec-pair/config.toml"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("CFG501"), "{}", stdout(&o));
+}
+
+/// Issue 13, item 4: advice that can be followed.
+#[test]
+fn advice_can_be_followed() {
+    // A real Hugging Face config.json: the parameters are counted, not asked for.
+    let dir = scratch("hf");
+    std::fs::write(
+        dir.join("config.json"),
+        r#"{"model_type":"qwen2","hidden_size":3584,"intermediate_size":18944,"num_hidden_layers":28,"num_attention_heads":28,"num_key_value_heads":4,"vocab_size":152064,"max_position_embeddings":32768,"torch_dtype":"bfloat16","tie_word_embeddings":false}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("c.toml"),
+        "[model]\nname = \"my-org/private-7b\"\nmax_model_len = 8192\n[hardware]\ngpu = \"L40S\"\n",
+    )
+    .unwrap();
+    let c = dir.join("c.toml");
+    let m = dir.join("config.json");
+    let o = cfg_lint(&["memory", c.to_str().unwrap(), "--model-config", m.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("weights") && out.contains("14.19 GiB"), "7,615,616,512 parameters in bf16: {out}");
+    // The largest max_model_len is capped at the model's own maximum, and says so.
+    assert!(out.contains("largest max_model_len: 32768 (the model's maximum"), "{out}");
+    // sarif and github are refused where they mean nothing.
+    assert_eq!(cfg_lint(&["memory", "examples/config.toml", "--format", "sarif"]).status.code(), Some(2));
+    assert_eq!(cfg_lint(&["rules", "--format", "github"]).status.code(), Some(2));
+}

@@ -11,8 +11,11 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn report(diagnostics: &[&Diagnostic]) -> String {
+pub fn report(diagnostics: &[&Diagnostic], notes: &[String]) -> String {
     let mut out = String::new();
+    for note in notes {
+        out.push_str(&format!("::notice title=cfg-lint::{}\n", escape_data(&super::escape_controls(note))));
+    }
     for d in diagnostics {
         let kind = match d.severity {
             Severity::Error => "error",

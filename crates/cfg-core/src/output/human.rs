@@ -10,7 +10,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::{Options, escape_controls};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::lint::Input;
+use crate::lint::{Input, Report};
 use crate::source::SourceFile;
 
 /// Terminal columns of source shown for one diagnostic; longer lines are cut
@@ -54,8 +54,9 @@ pub fn paint(style: Style, text: &str) -> String {
     format!("{style}{text}{style:#}")
 }
 
-/// Every diagnostic, then the summary line.
-pub fn report(shown: &[&Diagnostic], inputs: &[Input], options: &Options) -> String {
+/// Every diagnostic, then which files were checked together, the checks that
+/// did not run, and the summary line.
+pub fn report(shown: &[&Diagnostic], inputs: &[Input], report: &Report, options: &Options) -> String {
     let styles = Styles::new(options.color);
     let mut text = String::new();
     for d in shown {
@@ -65,6 +66,12 @@ pub fn report(shown: &[&Diagnostic], inputs: &[Input], options: &Options) -> Str
             shown.iter().filter(|o| o.redact && o.file == d.file).map(|o| o.span.clone()).collect();
         text.push_str(&render_masked(d, source, &secrets, &styles));
         text.push('\n');
+    }
+    for (config, settings) in &report.pairs {
+        let _ = writeln!(text, "checked together: {} with {}", escape_controls(config), escape_controls(settings));
+    }
+    for note in &report.notes {
+        let _ = writeln!(text, "{} {}", paint(styles.info, "note:"), escape_controls(note));
     }
     text.push_str(&summary(shown, inputs.len(), &styles));
     text

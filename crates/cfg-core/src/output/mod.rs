@@ -26,19 +26,23 @@ pub enum Format {
 pub struct Options {
     /// ANSI colours (human output only).
     pub color: bool,
-    /// Leave info diagnostics out (every format).
+    /// Leave info diagnostics out (every format), except those that say a check
+    /// did not run: skipped checks are never silent.
     pub hide_info: bool,
 }
 
 /// The whole report in `format`: what `cfg-lint check` prints.
 pub fn report(format: Format, inputs: &[Input], report: &Report, options: &Options) -> String {
-    let shown: Vec<&Diagnostic> =
-        report.diagnostics.iter().filter(|d| !(options.hide_info && d.severity == Severity::Info)).collect();
+    let shown: Vec<&Diagnostic> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.skipped_check || !(options.hide_info && d.severity == Severity::Info))
+        .collect();
     match format {
-        Format::Human => human::report(&shown, inputs, options),
-        Format::Json => json::report(&shown, inputs.len()),
-        Format::Sarif => sarif::report(&shown),
-        Format::Github => github::report(&shown),
+        Format::Human => human::report(&shown, inputs, report, options),
+        Format::Json => json::report(&shown, inputs.len(), report),
+        Format::Sarif => sarif::report(&shown, &report.notes),
+        Format::Github => github::report(&shown, &report.notes),
     }
 }
 

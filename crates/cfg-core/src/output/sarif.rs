@@ -14,7 +14,7 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-pub fn report(diagnostics: &[&Diagnostic]) -> String {
+pub fn report(diagnostics: &[&Diagnostic], notes: &[String]) -> String {
     let rules: Vec<Value> = RULES
         .iter()
         .map(|r| {
@@ -57,6 +57,10 @@ pub fn report(diagnostics: &[&Diagnostic]) -> String {
         "runs": [{
             "tool": {"driver": {"name": "cfg-lint", "version": env!("CARGO_PKG_VERSION"), "informationUri": "https://example.invalid/cfg-toolkit", "rules": rules}},
             "results": results,
+            "invocations": [{
+                "executionSuccessful": true,
+                "toolExecutionNotifications": notes.iter().map(|n| json!({"level": "note", "message": {"text": n}})).collect::<Vec<_>>(),
+            }],
         }],
     });
     format!("{value:#}\n")

@@ -136,6 +136,7 @@ pub static RULES: &[&Rule] = &[
     &cross::concurrency_above_max_num_seqs::RULE,
     &cross::endpoint_port_mismatch::RULE,
     &cross::missing_api_key_env::RULE,
+    &cross::endpoint_route_not_served::RULE,
     &security::literal_secret::RULE,
     &security::public_listen_without_key::RULE,
     &security::key_over_plain_http::RULE,

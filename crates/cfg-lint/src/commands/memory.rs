@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use cfg_core::catalog::{GPUS, MODELS};
-use cfg_core::memory::{MemoryReport, Missing, gib};
+use cfg_core::memory::{Limit, MemoryReport, Missing, gib};
 
 use cfg_core::output::human::{self, Styles};
 
@@ -139,15 +139,19 @@ pub fn table(r: &MemoryReport) -> String {
     if r.kv_cache_bytes <= 0.0 {
         out.push_str(&format!("\n  over budget by {}\n", gib(-r.kv_cache_bytes)));
     }
+    let (largest, binds) = r.largest_max_model_len();
+    let because = match binds {
+        Limit::KvCache => "the KV cache's capacity".to_string(),
+        Limit::Model => format!("the model's maximum; the KV cache would hold {}", r.largest_fitting_max_model_len),
+    };
     out.push_str(&format!(
-        "\n  KV cache: {:.0} bytes/token, {} blocks of 16 = {} tokens\n  max concurrency at max_model_len {}: {:.2}x (one request needs {})\n  largest max_model_len that fits: {}\n",
+        "\n  KV cache: {:.0} bytes/token, {} blocks of 16 = {} tokens\n  max concurrency at max_model_len {}: {:.2}x (one request needs {})\n  largest max_model_len: {largest} ({because})\n",
         r.kv_bytes_per_token,
         r.num_gpu_blocks,
         r.kv_capacity_tokens,
         r.max_model_len,
         r.max_concurrency,
         gib(r.max_len_request_bytes),
-        r.largest_fitting_max_model_len
     ));
     out
 }

@@ -42,5 +42,5 @@ fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
             if *field == "memory_gib" { "/hardware/memory_gib" } else { "/model/gpu_memory_utilization" },
         ),
     };
-    out.push(RULE.finding(message, Target::config(pointer)).help(help));
+    out.push(RULE.finding(message, Target::config(pointer)).help(help).skipped_check());
 }

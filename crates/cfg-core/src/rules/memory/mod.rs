@@ -10,10 +10,16 @@ pub mod model_does_not_fit;
 
 use crate::memory::{MemoryReport, gib};
 
-/// "weights 14.96 GiB + activations 2.10 GiB + ..." for messages.
+/// "weights 14.96 GiB + activations 2.10 GiB + ..." for messages; a KV cache
+/// below zero is shown as what is missing.
 pub(crate) fn breakdown(r: &MemoryReport) -> String {
+    let kv = if r.kv_cache_bytes < 0.0 {
+        format!("nothing left for the KV cache ({} short)", gib(-r.kv_cache_bytes))
+    } else {
+        format!("KV cache {}", gib(r.kv_cache_bytes))
+    };
     format!(
-        "budget {} ({:.0}% of {}) = weights {} + activations {} + non-torch {} + CUDA graphs {} + KV cache {}",
+        "budget {} ({:.0}% of {}) = weights {} + activations {} + non-torch {} + CUDA graphs {} + {kv}",
         gib(r.budget_bytes),
         r.gpu_memory_utilization * 100.0,
         gib(r.gpu_total_bytes),
@@ -21,6 +27,5 @@ pub(crate) fn breakdown(r: &MemoryReport) -> String {
         gib(r.activation_bytes),
         gib(r.non_torch_bytes),
         gib(r.cuda_graph_bytes),
-        gib(r.kv_cache_bytes)
     )
 }

@@ -10,10 +10,13 @@ declare_rule! {
     /// size), the activation peak, non-torch memory and the CUDA-graph pool leave
     /// nothing for the KV cache within `memory x gpu_memory_utilization`.
     ///
-    /// **Why:** vLLM stops at start-up with `No available memory for the cache
-    /// blocks. Try increasing gpu_memory_utilization when initializing the
-    /// engine.` (or runs out of memory loading the weights), after minutes of
-    /// loading.
+    /// **Why:** when the weights alone exceed the GPU's memory, vLLM runs out of memory
+    /// loading them (`torch.OutOfMemoryError`, which vLLM does not wrap); when the
+    /// weights fit but the overheads leave nothing, it stops after profiling with
+    /// `No available memory for the cache blocks. Try increasing
+    /// gpu_memory_utilization when initializing the engine.`
+    /// (`v1/core/kv_cache_planning.py::_check_enough_kv_cache_memory`). Either
+    /// way, after minutes of loading.
     ///
     /// **Example:** `meta-llama/Llama-3.1-70B-Instruct` in bf16 on one
     /// `H100-80GB`: 131 GiB of weights on an 80 GiB GPU.
@@ -43,25 +46,33 @@ fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     }
     fixes.push("use a GPU with more memory".into());
     let short = r.weights_bytes + r.activation_bytes + r.non_torch_bytes + r.cuda_graph_bytes - r.budget_bytes;
-    let message = if r.weights_bytes > r.gpu_total_bytes {
-        format!(
-            "{} of weights per GPU do not fit on the {} ({} per GPU)",
-            gib(r.weights_bytes),
-            r.gpu,
-            gib(r.gpu_total_bytes)
+    // Weights larger than the device never finish loading: vLLM runs out of memory
+    // before it can measure anything, with PyTorch's error and no message of its own.
+    // Weights that load but leave the budget nothing fail after profiling instead.
+    let (message, vllm_says) = if r.weights_bytes > r.gpu_total_bytes {
+        (
+            format!(
+                "{} of weights per GPU do not fit on the {} ({} per GPU)",
+                gib(r.weights_bytes),
+                r.gpu,
+                gib(r.gpu_total_bytes)
+            ),
+            "vLLM would fail loading the weights with torch.OutOfMemoryError (CUDA out of memory)",
         )
     } else {
-        format!(
-            "no memory left for the KV cache on the {}: weights and overheads exceed the budget by {}",
-            r.gpu,
-            gib(short.max(0.0))
+        (
+            format!(
+                "no memory left for the KV cache on the {}: weights and overheads exceed the budget by {}",
+                r.gpu,
+                gib(short.max(0.0))
+            ),
+            "vLLM would stop with \"No available memory for the cache blocks\"",
         )
     };
     let pointer = if d.has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };
     out.push(
-        RULE.finding(message, Target::config(pointer)).label(breakdown(r)).help(format!(
-            "{}; vLLM would stop with \"No available memory for the cache blocks\"",
-            fixes.join(", or ")
-        )),
+        RULE.finding(message, Target::config(pointer))
+            .label(breakdown(r))
+            .help(format!("{}; {vllm_says}", fixes.join(", or "))),
     );
 }

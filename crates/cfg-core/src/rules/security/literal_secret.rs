@@ -27,31 +27,56 @@ declare_rule! {
 
 fn check(tree: &Node, file: FileKind, out: &mut Vec<crate::diagnostic::Finding>) {
     let in_settings = file == FileKind::Settings;
-    {
-        for (pointer, value, span) in tree.strings() {
-            let key = pointer_tokens(&pointer).last().unwrap_or_default();
-            let is_api_key = !in_settings && pointer == "/server/api_key";
-            let kind = looks_like_secret(value, &key);
-            let message = if is_api_key && env_reference(value).is_none() {
-                Some(match kind {
-                    Some(kind) => format!("server.api_key holds {kind}; it must be an environment reference"),
-                    None => "server.api_key must be an environment reference like ${VLLM_INTERNAL_KEY}, not a literal"
-                        .to_string(),
-                })
-            } else if in_settings && pointer == "/api_key_env" && kind.is_some() {
-                Some("api_key_env holds a key; it must hold the NAME of the environment variable".to_string())
+    for (pointer, value, span) in tree.strings() {
+        let key = pointer_tokens(&pointer).last().unwrap_or_default();
+        let is_api_key = !in_settings && pointer == "/server/api_key";
+        if is_api_key && let Some(f) = not_a_reference(value, &span, &pointer) {
+            out.push(f);
+            continue;
+        }
+        let kind = looks_like_secret(value, &key);
+        let message = if is_api_key && env_reference(value).is_none() {
+            Some(match kind {
+                Some(kind) => format!("server.api_key holds {kind}; it must be an environment reference"),
+                None => "server.api_key must be an environment reference like ${VLLM_INTERNAL_KEY}, not a literal"
+                    .to_string(),
+            })
+        } else if in_settings && pointer == "/api_key_env" && kind.is_some() {
+            Some("api_key_env holds a key; it must hold the NAME of the environment variable".to_string())
+        } else {
+            kind.map(|kind| format!("`{key}` looks like {kind}; keys must not be written in files"))
+        };
+        if let Some(message) = message {
+            let help = if in_settings {
+                "put the key in an environment variable and set \"api_key_env\" to its name; revoke the exposed key"
             } else {
-                kind.map(|kind| format!("`{key}` looks like {kind}; keys must not be written in files"))
+                "put the key in an environment variable and write api_key = \"${VLLM_INTERNAL_KEY}\"; revoke the exposed key"
             };
-            if let Some(message) = message {
-                let help = if in_settings {
-                    "put the key in an environment variable and set \"api_key_env\" to its name; revoke the exposed key"
-                } else {
-                    "put the key in an environment variable and write api_key = \"${VLLM_INTERNAL_KEY}\"; revoke the exposed key"
-                };
-                // Point at the value but never quote it back: diagnostics are logged.
-                out.push(RULE.finding(message, Target::span(file, span, pointer)).help(help).redacted());
-            }
+            // Point at the value but never quote it back: diagnostics are logged.
+            out.push(RULE.finding(message, Target::span(file, span, pointer)).help(help).redacted());
         }
     }
+}
+
+/// An api_key that is no key at all: empty, or a shell-style `$NAME` that the
+/// config takes literally. Nothing was exposed, so nothing needs revoking.
+fn not_a_reference(value: &str, span: &std::ops::Range<usize>, pointer: &str) -> Option<crate::diagnostic::Finding> {
+    let target = || Target::span(FileKind::Config, span.clone(), pointer);
+    if value.trim().is_empty() {
+        return Some(
+            RULE.finding(
+                "server.api_key is empty: vLLM treats an empty key as no key and serves without one",
+                target(),
+            )
+            .help("write api_key = \"${VLLM_INTERNAL_KEY}\" (the variable holding the key), or remove api_key"),
+        );
+    }
+    let name = value.strip_prefix('$').filter(|n| env_reference(&format!("${{{n}}}")).is_some())?;
+    Some(
+        RULE.finding(
+            format!("server.api_key = \"${name}\" is taken literally: the key would be the text ${name}"),
+            target(),
+        )
+        .help(format!("write api_key = \"${{{name}}}\": references to environment variables take braces")),
+    )
 }

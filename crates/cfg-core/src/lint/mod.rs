@@ -1,0 +1,236 @@
+//! The whole pipeline for any set of files: parse with spans, validate
+//! against the schema, read the typed file, pair each config with its
+//! settings (`pairing`), run the rules, and tie every finding to a line and
+//! column (`place`).
+
+mod pairing;
+mod place;
+mod typing;
+
+pub use pairing::{folder, pair as pair_files, stem};
+
+use place::place;
+
+use crate::diagnostic::{self, Diagnostic, Finding, Severity, Target};
+use crate::kind::FileKind;
+use crate::memory::MemoryReport;
+use crate::model::{Architecture, BenchResult, LoadTestSettings, ServerConfig};
+use crate::parse::{SyntaxError, parse_json, parse_toml};
+use crate::rules::{self, ConfigContext, Rule, SettingsContext};
+use crate::schema::{self, codes};
+use crate::source::SourceFile;
+use crate::tree::Node;
+
+/// A file handed to the linter: its name (used in diagnostics), its text and
+/// its kind.
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub kind: FileKind,
+    pub source: SourceFile,
+}
+
+impl Input {
+    pub fn new(kind: FileKind, name: impl Into<String>, text: impl Into<String>) -> Self {
+        Input { kind, source: SourceFile::new(name, text) }
+    }
+}
+
+/// Extra knowledge the caller may supply (the CLI reads files; the core does not).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Architecture from a local Hugging Face config.json (`--model-config`);
+    /// fills keys `[model.architecture]` leaves out.
+    pub model_config: Option<Architecture>,
+    /// Run this rule alone (with the parser's and the schema's findings, which
+    /// every rule needs first): how a rule's own tests stay independent of the others.
+    pub only: Option<&'static Rule>,
+    /// Pairs the caller names, as (config, settings) indices into the inputs;
+    /// the other files pair by folder and name.
+    pub pairs: Vec<(usize, usize)>,
+}
+
+/// Everything one lint produced.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub diagnostics: Vec<Diagnostic>,
+    pub config: Option<ServerConfig>,
+    /// The config as written when it deserializes but breaks the schema (a value out
+    /// of range, say): rules never see it; `render --force` can still render it.
+    pub config_unchecked: Option<ServerConfig>,
+    pub settings: Option<LoadTestSettings>,
+    pub result: Option<BenchResult>,
+    pub memory: Option<MemoryReport>,
+    /// Which config was checked with which settings, by file name.
+    pub pairs: Vec<(String, String)>,
+    /// Checks that did not run, and why: shown with every output, never hidden.
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    pub fn count(&self, severity: Severity) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == severity).count()
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.count(Severity::Error) > 0
+    }
+}
+
+struct Parsed<'a> {
+    input: &'a Input,
+    tree: Option<Node>,
+    json: Option<serde_json::Value>,
+    schema_ok: bool,
+}
+
+/// Lints any mix of files: each alone, and each config with the settings of
+/// the same load test (see [`Options::pairs`] and `pairing`) for the
+/// cross-file rules.
+pub fn lint(inputs: &[Input], options: &Options) -> Report {
+    let mut report = Report::default();
+    let parsed: Vec<Parsed<'_>> = inputs.iter().map(|input| parse_and_validate(input, options, &mut report)).collect();
+    for p in parsed.iter().filter(|p| p.input.kind == FileKind::Result && p.schema_ok) {
+        report.result = p.json.as_ref().and_then(|j| typing::typed(j, FileKind::Result).ok());
+    }
+    let files: Vec<(FileKind, &str)> = inputs.iter().map(|i| (i.kind, i.source.name.as_str())).collect();
+    let pairs = pairing::pair(&files, &options.pairs);
+    let mut runs: Vec<(Option<usize>, Option<usize>)> = pairs.iter().map(|&(c, s)| (Some(c), Some(s))).collect();
+    for (i, input) in inputs.iter().enumerate() {
+        if pairs.iter().any(|&(c, s)| c == i || s == i) || input.kind == FileKind::Result {
+            continue;
+        }
+        let (other, kind) = match input.kind {
+            FileKind::Config => ("settings.json", FileKind::Config),
+            _ => ("config.toml", FileKind::Settings),
+        };
+        report.notes.push(format!(
+            "{} was checked without a {other}: the cross-file rules (CFG5xx) did not run; give both files \
+             (or --pair, or --with-partners to take the one beside it)",
+            input.source.name
+        ));
+        runs.push(if kind == FileKind::Config { (Some(i), None) } else { (None, Some(i)) });
+    }
+    // The first run fills the report's typed files: a pair if there is one.
+    runs.sort_by_key(|&(c, s)| (c.is_none() || s.is_none(), c.or(s)));
+    for (n, (c, s)) in runs.into_iter().enumerate() {
+        let config = c.and_then(|i| typed_file::<ServerConfig>(&parsed[i], &mut report)).map(|mut cfg| {
+            if let Some(extra) = &options.model_config {
+                merge_architecture(&mut cfg, extra);
+            }
+            cfg
+        });
+        let settings = s.and_then(|i| typed_file::<LoadTestSettings>(&parsed[i], &mut report));
+        if let (Some(ci), Some(si)) = (c, s) {
+            report.pairs.push((inputs[ci].source.name.clone(), inputs[si].source.name.clone()));
+            let broken: Vec<&str> = [(ci, config.is_none()), (si, settings.is_none())]
+                .into_iter()
+                .filter(|(_, broken)| *broken)
+                .map(|(i, _)| inputs[i].source.name.as_str())
+                .collect();
+            if !broken.is_empty() {
+                report.notes.push(format!(
+                    "the cross-file rules (CFG5xx) did not run on {} with {}: fix the errors in {} first",
+                    inputs[ci].source.name,
+                    inputs[si].source.name,
+                    broken.join(" and ")
+                ));
+            }
+        }
+        // Contexts exist only for files that are valid and typed, so a rule never
+        // sees a half-read file.
+        let config_ctx =
+            c.zip(config.as_ref()).and_then(|(i, cfg)| Some(ConfigContext::new(cfg, parsed[i].tree.as_ref()?)));
+        let settings_ctx = s
+            .zip(settings.as_ref())
+            .and_then(|(i, st)| Some(SettingsContext { settings: st, tree: parsed[i].tree.as_ref()? }));
+        for f in rules::run(config_ctx.as_ref(), settings_ctx.as_ref(), options.only) {
+            let Some(i) = (if f.target.file == FileKind::Settings { s } else { c }) else { continue };
+            if let Some(tree) = &parsed[i].tree {
+                report.diagnostics.push(place(f, &parsed[i].input.source, tree));
+            }
+        }
+        if n == 0 {
+            report.config_unchecked = c
+                .filter(|&i| !parsed[i].schema_ok)
+                .and_then(|i| <ServerConfig as serde::Deserialize>::deserialize(parsed[i].json.as_ref()?).ok());
+            report.memory = config_ctx.as_ref().and_then(|ctx| ctx.memory.clone().ok());
+            report.config = config;
+            report.settings = settings;
+        }
+    }
+    diagnostic::sort(&mut report.diagnostics);
+    report
+}
+
+/// Parses a file and checks it against its schema and the tree rules; syntax
+/// and schema findings go straight into the report.
+fn parse_and_validate<'a>(input: &'a Input, options: &Options, report: &mut Report) -> Parsed<'a> {
+    let tree = match parse(input) {
+        Ok(tree) => Some(tree),
+        Err(err) => {
+            let f = Finding::new(
+                codes::SYNTAX.0,
+                codes::SYNTAX.1,
+                Severity::Error,
+                err.message,
+                Target::value(input.kind, ""),
+            );
+            let f = match err.help {
+                Some(h) => f.help(h),
+                None => f,
+            };
+            report.diagnostics.push(Diagnostic::at(f, &input.source, err.span, String::new()));
+            None
+        }
+    };
+    // The plain JSON is built once: the schema checks it, serde reads it.
+    let json = tree.as_ref().map(Node::to_json);
+    let mut schema_ok = false;
+    if let (Some(tree), Some(json)) = (&tree, &json) {
+        let findings = schema::validate(input.kind, json, &rules::enum_claim);
+        schema_ok = findings.is_empty();
+        for f in findings {
+            report.diagnostics.push(place(f, &input.source, tree));
+        }
+    }
+    if let Some(tree) = tree.as_ref().filter(|_| input.kind != FileKind::Result) {
+        for f in rules::run_on_tree(tree, input.kind, options.only) {
+            report.diagnostics.push(place(f, &input.source, tree));
+        }
+    }
+    Parsed { input, tree, json, schema_ok }
+}
+
+/// The typed file, when it passed its schema; a value the types cannot take is
+/// an error at its position (once, however many pairs the file is in).
+fn typed_file<T: serde::de::DeserializeOwned>(p: &Parsed<'_>, report: &mut Report) -> Option<T> {
+    if !p.schema_ok {
+        return None;
+    }
+    match typing::typed(p.json.as_ref()?, p.input.kind) {
+        Ok(t) => Some(t),
+        Err(f) => {
+            let d = place(*f, &p.input.source, p.tree.as_ref()?);
+            if !report.diagnostics.contains(&d) {
+                report.diagnostics.push(d);
+            }
+            None
+        }
+    }
+}
+
+/// Adds a Hugging Face config.json's architecture under the one in the file.
+fn merge_architecture(config: &mut ServerConfig, extra: &Architecture) {
+    let arch = config.model.architecture.get_or_insert_with(Default::default);
+    macro_rules! fill {
+        ($($f:ident),*) => { $( if arch.$f.is_none() { arch.$f = extra.$f.clone(); } )* };
+    }
+    crate::architecture_fields!(fill);
+}
+
+fn parse(input: &Input) -> Result<Node, SyntaxError> {
+    match input.kind {
+        FileKind::Config => parse_toml(&input.source.text),
+        FileKind::Settings | FileKind::Result => parse_json(&input.source.text),
+    }
+}
