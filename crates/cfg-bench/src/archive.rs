@@ -66,8 +66,19 @@ pub fn list(dir: &Path) -> Result<String, String> {
         return Ok(format!("no runs in {}\n", dir.display()));
     }
     let _ = writeln!(out, "{:<64} {:>10} {:>10} {:>8} {:>4}", "run", "TTFT p99", "tok/s", "errors", "SLA");
+    // An interrupted run's figures cover only what ran: it is marked, not hidden.
     for (id, r) in all {
-        let sla = r.verdict.as_ref().map_or("-", |v| if v.sla_met { "ok" } else { "FAIL" });
+        let sla = match (&r.verdict, r.complete) {
+            (_, false) => "INCOMPLETE",
+            (Some(v), true) => {
+                if v.sla_met {
+                    "ok"
+                } else {
+                    "FAIL"
+                }
+            }
+            (None, true) => "-",
+        };
         let _ = writeln!(
             out,
             "{:<64} {:>10} {:>10.0} {:>7.2}% {:>4}",
@@ -130,10 +141,22 @@ pub fn load_run(dir: &Path, id: &str) -> Result<BenchResult, String> {
     }
 }
 
-/// Deltas per metric and class; `fail_over` percent makes a regression fail.
+/// How far the error rate may rise, in absolute terms, before it is a regression:
+/// one percentage point (a 0% baseline makes any relative limit meaningless).
+pub const ERROR_RATE_RISE: f64 = 0.01;
+
+/// Deltas per metric and class. Latencies and throughput compare by percentage
+/// (`fail_over` percent makes a regression fail); the error rate by absolute
+/// percentage points, with its own limit ([`ERROR_RATE_RISE`]), flagged always.
 pub fn compare(a: &BenchResult, b: &BenchResult, fail_over: Option<f64>) -> (String, bool) {
     let mut out = String::new();
     let mut regressed = false;
+    for (which, r) in [("baseline", a), ("candidate", b)] {
+        if !r.complete {
+            let why = r.stopped_reason.as_deref().unwrap_or("stopped early");
+            let _ = writeln!(out, "note: the {which} run is INCOMPLETE ({why}): its figures cover only what ran");
+        }
+    }
     let _ = writeln!(out, "{:<34} {:>12} {:>12} {:>9}", "metric", "baseline", "candidate", "change");
     let mut row = |name: &str, x: Option<f64>, y: Option<f64>, higher_is_better: bool| {
         let (Some(x), Some(y)) = (x, y) else {
@@ -157,12 +180,26 @@ pub fn compare(a: &BenchResult, b: &BenchResult, fail_over: Option<f64>) -> (Str
     }
     row("throughput_tokens_per_sec", Some(a.throughput_tokens_per_sec), Some(b.throughput_tokens_per_sec), true);
     row("requests_per_sec", Some(a.throughput.requests_per_sec), Some(b.throughput.requests_per_sec), true);
-    row("error_rate", Some(a.error_rate), Some(b.error_rate), false);
     for (name, ca) in &a.per_class {
         if let Some(cb) = b.per_class.get(name) {
             row(&format!("class {name} ttft_ms p99"), ca.ttft_ms.get("p99"), cb.ttft_ms.get("p99"), false);
         }
     }
+    let rise = b.error_rate - a.error_rate;
+    let flag = if rise > ERROR_RATE_RISE {
+        regressed = true;
+        "  REGRESSION"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "{:<34} {:>12} {:>12} {:>+6.1} pp{flag}",
+        "error_rate",
+        fmt(Some(a.error_rate)),
+        fmt(Some(b.error_rate)),
+        rise * 100.0
+    );
     (out, regressed)
 }
 
@@ -185,4 +222,31 @@ pub fn ids(dir: &Path) -> Vec<serde_json::Value> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(error_rate: f64, complete: bool) -> BenchResult {
+        BenchResult { error_rate, complete, throughput_tokens_per_sec: 100.0, ..BenchResult::default() }
+    }
+
+    #[test]
+    fn an_error_rate_rise_is_a_regression_by_percentage_points() {
+        let (text, regressed) = compare(&result(0.0, true), &result(1.0, true), None);
+        assert!(regressed, "{text}");
+        let line = text.lines().find(|l| l.starts_with("error_rate")).unwrap();
+        assert!(line.contains("+100.0 pp") && line.contains("REGRESSION"), "{line}");
+        let (text, regressed) = compare(&result(0.002, true), &result(0.008, true), Some(5.0));
+        assert!(!regressed, "0.6 points is within the limit: {text}");
+    }
+
+    #[test]
+    fn an_incomplete_run_is_named_in_a_comparison() {
+        let mut stopped = result(0.0, false);
+        stopped.stopped_reason = Some("stopped by Ctrl-C, 4.0 s into the measured phase".into());
+        let (text, _) = compare(&result(0.0, true), &stopped, None);
+        assert!(text.starts_with("note: the candidate run is INCOMPLETE (stopped by Ctrl-C"), "{text}");
+    }
 }

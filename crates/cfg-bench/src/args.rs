@@ -51,6 +51,11 @@ impl LoadTestFiles {
     }
 }
 
+/// An RFC 3339 time for `--start-at`.
+fn parse_time(text: &str) -> Result<std::time::SystemTime, String> {
+    humantime::parse_rfc3339_weak(text).map_err(|e| format!("not an RFC 3339 time ({e}): e.g. 2026-12-01T10:00:00Z"))
+}
+
 /// The new spelling of a flag, or its old one with a deprecation note.
 pub fn pick(
     new: &str,
@@ -114,6 +119,14 @@ pub struct RunArgs {
     /// own seed stream, and histograms in the result for `cfg-bench merge`.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<shard::Shard>,
+    /// Begin the measured phase at this wall-clock time (RFC 3339, e.g.
+    /// 2026-12-01T10:00:00Z), after the warm-up: shards started apart begin together.
+    #[arg(long, value_name = "TIME", value_parser = parse_time, conflicts_with = "barrier")]
+    pub start_at: Option<std::time::SystemTime>,
+    /// A folder every shard of the run can see (a fresh one per run): each says it
+    /// is ready there after its warm-up, and all begin the measured phase together.
+    #[arg(long, value_name = "DIR", requires = "shard")]
+    pub barrier: Option<PathBuf>,
     /// Runner threads (default: one per core). Use 1 when the server shares this
     /// machine's CPU: each extra thread's wake-ups steal time from it (a CPU vLLM
     /// served 1.5x more with one runner thread than with two, in tests/e2e-vllm).

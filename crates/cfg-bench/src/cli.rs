@@ -64,6 +64,7 @@ pub enum Command {
         #[command(flatten)]
         archive: Archive,
         /// Exit 1 if latency rises or throughput falls by more than this percentage.
+        /// (An error rate rising by more than one percentage point always fails.)
         #[arg(long)]
         fail_over: Option<f64>,
     },

@@ -55,7 +55,9 @@ pub fn lint(settings: &Path, server: Option<&Path>) -> Result<Linted, Refused> {
     if let Some(server) = server {
         inputs.push(Input::new(FileKind::Config, server.display().to_string(), read(server)?));
     }
-    let report = cfg_core::lint(&inputs, &Options::default());
+    // The two files are named for what they are: they are a pair wherever they live.
+    let pairs = if server.is_some() { vec![(1, 0)] } else { Vec::new() };
+    let report = cfg_core::lint(&inputs, &Options { pairs, ..Options::default() });
     check(&inputs, &report)?;
     let settings_text = inputs[0].source.text.clone();
     let settings = report.settings.ok_or_else(|| format!("{} is not a settings file", settings.display()))?;

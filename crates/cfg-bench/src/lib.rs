@@ -21,6 +21,7 @@ pub mod scrape;
 pub mod serve;
 pub mod shard;
 pub mod sim_server;
+pub mod start;
 pub mod stats;
 
 pub use cli::main;

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use cfg_core::model::BenchResult;
+use cfg_core::output::chart::{LineChart, Series, escape_xml as esc, line_chart};
 
 fn ms(v: Option<f64>) -> String {
     v.map_or("-".into(), |v| format!("{v:.1} ms"))
@@ -18,12 +19,25 @@ pub fn summary(r: &BenchResult) -> String {
         if r.simulated { "SIMULATED target. " } else { "" },
         if r.complete { "Run complete." } else { "Run INTERRUPTED: figures cover what ran." }
     );
+    if let Some(m) = &r.metadata {
+        let _ = writeln!(
+            o,
+            "measured window {:.1} s{}",
+            m.duration_seconds,
+            m.drain_seconds.map_or(String::new(), |d| format!(", then {d:.1} s for the last requests to finish"))
+        );
+    }
     let _ = writeln!(
         o,
-        "requests {} ok / {} failed ({} warm-up excluded); error rate {:.2}%",
+        "requests {} ok / {} failed ({} warm-up excluded{}); error rate {:.2}%",
         r.requests.succeeded,
         r.requests.failed,
         r.requests.warmup,
+        if r.requests.abandoned > 0 {
+            format!(", {} abandoned unfinished", r.requests.abandoned)
+        } else {
+            String::new()
+        },
         r.error_rate * 100.0
     );
     let _ = writeln!(
@@ -69,12 +83,15 @@ pub fn summary(r: &BenchResult) -> String {
         if let Some(cap) = &v.capacity {
             let _ = writeln!(o, "capacity: {} instance(s): {}", cap.instances, cap.explanation);
         }
-        let _ = writeln!(o, "verdict: SLA {}", if v.sla_met { "met" } else { "NOT met" });
+        let verdict = match (r.complete, v.sla_met) {
+            (false, _) => "run INCOMPLETE: SLA not judged, no capacity plan",
+            (true, true) => "SLA met",
+            (true, false) => "SLA NOT met",
+        };
+        let _ = writeln!(o, "verdict: {verdict}");
     }
     o
 }
-
-use cfg_core::output::chart::{LineChart, Series, escape_xml as esc, line_chart};
 
 /// Percentile bars per class for one metric.
 fn class_bars(

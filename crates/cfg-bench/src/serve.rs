@@ -232,8 +232,10 @@ async fn start_run(State(state): State<Arc<AppState>>, Json(body): Json<StartRun
             config: config.clone(),
             key,
             stop,
+            stop_reason: Arc::new(Mutex::new(Some("stopped from the browser".into()))),
             show_progress: false,
             shard: None,
+            start_gate: None,
             transport: crate::client::Transport::Auto,
         };
         let r = runner::run(input, live).await;

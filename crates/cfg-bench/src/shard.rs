@@ -144,6 +144,9 @@ pub fn merge(
     percentile_list: &[f64],
 ) -> Result<BenchResult, String> {
     let count = check_set(&mut shards)?;
+    if let Some(warning) = check_overlap(&shards)? {
+        eprintln!("warning: {warning}");
+    }
     let hist = add_histograms(&shards)?;
     let pct = |key: &str| {
         hist.get(key).map(|h| percentiles(h, percentile_list)).ok_or(format!("every shard lacks histogram `{key}`"))
@@ -237,6 +240,40 @@ fn check_set(shards: &mut [BenchResult]) -> Result<u32, String> {
     Ok(count)
 }
 
+/// The shards' measured windows must overlap: merged rates add up only for load
+/// the server carried at the same time. Refuses under 90% overlap; warns under 99%.
+fn check_overlap(shards: &[BenchResult]) -> Result<Option<String>, String> {
+    let windows: Vec<(f64, f64)> = shards
+        .iter()
+        .filter_map(|r| {
+            let m = r.metadata.as_ref()?;
+            let start = humantime::parse_rfc3339_weak(&m.started_at).ok()?;
+            let start = start.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64();
+            Some((start, start + m.duration_seconds))
+        })
+        .collect();
+    if windows.len() < shards.len() {
+        return Err(
+            "a shard result has no start time (metadata.started_at): cannot check the shards ran together".into()
+        );
+    }
+    let latest_start = windows.iter().map(|w| w.0).fold(f64::MIN, f64::max);
+    let earliest_end = windows.iter().map(|w| w.1).fold(f64::MAX, f64::min);
+    let shortest = windows.iter().map(|w| w.1 - w.0).fold(f64::MAX, f64::min).max(1e-9);
+    let overlap = (earliest_end - latest_start).max(0.0);
+    let spread = latest_start - windows.iter().map(|w| w.0).fold(f64::MAX, f64::min);
+    let said = format!(
+        "the shards' measured windows overlap for {overlap:.1} s of {shortest:.1} s (their starts are {spread:.1} s apart)"
+    );
+    if overlap < 0.9 * shortest {
+        return Err(format!(
+            "{said}: the server never carried their load together, so their rates cannot be added; \
+             run the shards with the same --barrier DIR (or --start-at TIME)"
+        ));
+    }
+    Ok((overlap < 0.99 * shortest).then_some(said))
+}
+
 /// Every shard's histograms, decoded and added key by key.
 fn add_histograms(shards: &[BenchResult]) -> Result<IndexMap<String, Histogram<u32>>, String> {
     let mut hist: IndexMap<String, Histogram<u32>> = IndexMap::new();
@@ -264,6 +301,7 @@ fn add_counts(shards: &[BenchResult]) -> (RequestCounts, TokenCounts, Throughput
         failed: sum(&|r| r.requests.failed),
         warmup: sum(&|r| r.requests.warmup),
         good: sum(&|r| r.requests.good),
+        abandoned: sum(&|r| r.requests.abandoned),
     };
     let prompt_total = sum(&|r| r.tokens.prompt_total);
     let prompt_target_total = sum(&|r| r.tokens.prompt_target_total);
@@ -418,5 +456,21 @@ mod tests {
         assert_eq!(merged.len(), whole.len());
         assert_eq!(percentiles(&merged, &ps), percentiles(&whole, &ps));
         assert!(decode("x", "not base64!").unwrap_err().contains("`x`"));
+    }
+
+    fn shard_at(started_at: &str, duration: f64) -> BenchResult {
+        let metadata = Metadata { started_at: started_at.into(), duration_seconds: duration, ..Metadata::default() };
+        BenchResult { metadata: Some(metadata), ..BenchResult::default() }
+    }
+
+    #[test]
+    fn shards_that_did_not_run_together_are_refused() {
+        let together = [shard_at("2026-12-01T10:00:00.000Z", 20.0), shard_at("2026-12-01T10:00:00.050Z", 20.0)];
+        assert_eq!(check_overlap(&together), Ok(None));
+        let close = [shard_at("2026-12-01T10:00:00.000Z", 20.0), shard_at("2026-12-01T10:00:01.000Z", 20.0)];
+        assert!(check_overlap(&close).unwrap().unwrap().contains("overlap for 19.0 s of 20.0 s"));
+        let apart = [shard_at("2026-12-01T10:00:00.000Z", 20.0), shard_at("2026-12-01T10:00:16.000Z", 20.0)];
+        let err = check_overlap(&apart).unwrap_err();
+        assert!(err.contains("overlap for 4.0 s of 20.0 s") && err.contains("--barrier"), "{err}");
     }
 }

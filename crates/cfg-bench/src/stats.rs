@@ -73,13 +73,32 @@ pub struct Outcome {
     pub output_target: u32,
 }
 
+/// What happened in one second of the run.
 #[derive(Default, Clone)]
 struct Second {
+    /// Requests that finished in this second (successful; the good ones too).
     completed: u64,
+    good: u64,
     errors: u64,
-    output_tokens: u64,
+    /// Output tokens streamed in this second: each chunk counted when it arrived.
+    streamed: f64,
+    /// The same, by request class.
+    streamed_by_class: Vec<f64>,
+    /// Prompt tokens of the requests whose first token arrived in this second.
+    prompt_tokens: f64,
     ttft_p50_ms: Option<f64>,
     ttft_p99_ms: Option<f64>,
+}
+
+/// What a measured window held: tokens streamed, requests completed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Window {
+    pub seconds: f64,
+    pub output_tokens: f64,
+    pub prompt_tokens: f64,
+    pub completed: f64,
+    pub good: f64,
+    pub output_tokens_by_class: Vec<f64>,
 }
 
 /// Aggregates outcomes of the measured phase.
@@ -131,11 +150,57 @@ impl Collector {
         }
     }
 
-    pub fn add(&mut self, o: Outcome) {
-        let sec = (o.at.max(0.0)) as usize;
+    /// The per-second bucket of `t` seconds since the start, created on demand.
+    fn second(&mut self, t: f64) -> &mut Second {
+        let sec = t.max(0.0) as usize;
         if self.seconds.len() <= sec {
-            self.seconds.resize(sec + 1, Second::default());
+            let classes = self.classes.len();
+            self.seconds.resize(sec + 1, Second { streamed_by_class: vec![0.0; classes], ..Second::default() });
         }
+        &mut self.seconds[sec]
+    }
+
+    /// Spreads a request's output tokens over the seconds its chunks arrived in.
+    fn stream(&mut self, class: usize, finished_at: f64, t: &crate::client::Timing) {
+        let sent_at = finished_at - t.e2e;
+        let chunks = 1 + t.itl.len();
+        let per_chunk = f64::from(t.output_tokens) / chunks as f64;
+        let mut at = sent_at + t.ttft;
+        let prompt = f64::from(t.prompt_tokens.unwrap_or(0));
+        self.second(at).prompt_tokens += prompt;
+        for i in 0..chunks {
+            if i > 0 {
+                at += t.itl[i - 1];
+            }
+            let s = self.second(at);
+            s.streamed += per_chunk;
+            s.streamed_by_class[class] += per_chunk;
+        }
+    }
+
+    /// What the first `seconds` of the run held (a partial last second counts in
+    /// proportion): the measured window, whatever the drain after it.
+    pub fn window(&self, seconds: f64) -> Window {
+        let mut w = Window { seconds, output_tokens_by_class: vec![0.0; self.classes.len()], ..Window::default() };
+        for (i, s) in self.seconds.iter().enumerate() {
+            let share = (seconds - i as f64).clamp(0.0, 1.0);
+            if share == 0.0 {
+                break;
+            }
+            w.output_tokens += s.streamed * share;
+            w.prompt_tokens += s.prompt_tokens * share;
+            w.completed += s.completed as f64 * share;
+            w.good += s.good as f64 * share;
+            for (total, part) in w.output_tokens_by_class.iter_mut().zip(&s.streamed_by_class) {
+                *total += part * share;
+            }
+        }
+        w
+    }
+
+    pub fn add(&mut self, o: Outcome) {
+        self.second(o.at);
+        let sec = (o.at.max(0.0)) as usize;
         self.overall.requests += 1;
         self.classes[o.class].1.requests += 1;
         self.prompt_target += u64::from(o.prompt_target);
@@ -173,12 +238,12 @@ impl Collector {
                 }
                 let ok_ttft = self.sla.0.is_none_or(|l| t.ttft * 1000.0 <= l);
                 let ok_tpot = self.sla.1.is_none_or(|l| t.tpot().is_none_or(|v| v * 1000.0 <= l));
-                if ok_ttft && ok_tpot {
-                    self.good += 1;
-                }
+                let good = ok_ttft && ok_tpot;
+                self.good += u64::from(good);
+                self.stream(o.class, o.at, &t);
                 let s = &mut self.seconds[sec];
                 s.completed += 1;
-                s.output_tokens += u64::from(t.output_tokens);
+                s.good += u64::from(good);
                 if sec > self.open_second.0 {
                     self.close_second();
                     self.open_second.0 = sec;
@@ -225,10 +290,11 @@ impl Collector {
         v
     }
 
-    pub fn per_class(&self, ps: &[f64], window_s: f64) -> IndexMap<String, ClassResult> {
+    pub fn per_class(&self, ps: &[f64], window: &Window) -> IndexMap<String, ClassResult> {
         self.classes
             .iter()
-            .map(|(name, l)| {
+            .enumerate()
+            .map(|(i, (name, l))| {
                 (
                     name.clone(),
                     ClassResult {
@@ -237,14 +303,15 @@ impl Collector {
                         ttft_ms: percentiles(&l.ttft, ps),
                         tpot_ms: percentiles(&l.tpot, ps),
                         e2e_ms: percentiles(&l.e2e, ps),
-                        output_tokens_per_sec: l.output_tokens as f64 / window_s.max(1e-9),
+                        output_tokens_per_sec: window.output_tokens_by_class[i] / window.seconds.max(1e-9),
                     },
                 )
             })
             .collect()
     }
 
-    /// One point per second, with TTFT p50/p99 of the requests that finished in it.
+    /// One point per second: the tokens streamed in it, the requests that finished
+    /// in it and their TTFT p50/p99.
     pub fn timeseries(&mut self, in_flight: &[u64]) -> Vec<TimePoint> {
         self.close_second();
         self.seconds
@@ -254,7 +321,7 @@ impl Collector {
                 t: (i + 1) as f64,
                 completed: s.completed,
                 errors: s.errors,
-                output_tokens_per_sec: s.output_tokens as f64,
+                output_tokens_per_sec: s.streamed,
                 ttft_p50_ms: s.ttft_p50_ms,
                 ttft_p99_ms: s.ttft_p99_ms,
                 in_flight: in_flight.get(i).copied().unwrap_or(0),
@@ -278,5 +345,36 @@ mod tests {
         assert!((p.get("p99").unwrap() - 990.0).abs() <= 1.0, "{p:?}");
         assert!(p.0.contains_key("p99.9"));
         assert_eq!(percentiles(&histogram(), &[50.0]).get("p50"), None);
+    }
+
+    /// A request streaming at a steady 10 tokens a second from t = 0.5 s to 6.5 s,
+    /// in a 4-second window: the window holds what streamed inside it, whatever the
+    /// drain after it, and each second holds what streamed in that second.
+    #[test]
+    fn rates_count_what_streamed_inside_the_window() {
+        let mut c = Collector::new(&["only".to_string()], None, None);
+        let timing = crate::client::Timing {
+            ttft: 0.5,
+            itl: vec![0.1; 60],
+            e2e: 6.5,
+            output_tokens: 61,
+            prompt_tokens: Some(100),
+            ..Default::default()
+        };
+        c.add(Outcome {
+            class: 0,
+            at: 6.5,
+            result: Ok(timing),
+            send_delay: None,
+            prompt_target: 100,
+            output_target: 61,
+        });
+        let w = c.window(4.0);
+        assert!((w.output_tokens - 36.0).abs() < 1.01, "chunks at 0.5 .. 3.9 s: {w:?}");
+        assert_eq!(w.completed, 0.0, "it finished after the window");
+        assert_eq!(w.prompt_tokens, 100.0, "its first token came inside the window");
+        let series: Vec<f64> = c.timeseries(&[]).iter().map(|p| p.output_tokens_per_sec).collect();
+        assert!(series[1..6].iter().all(|&v| (v - 10.0).abs() < 1.01), "a steady stream is flat: {series:?}");
+        assert_eq!(c.window(10.0).completed, 1.0);
     }
 }

@@ -120,45 +120,56 @@ fn smoke_diagnoses_a_refused_connection() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// Ctrl-C and SIGTERM (what Kubernetes sends the sharded Job's pods) stop a run
+/// the same way: the result is written, marked incomplete with the signal named,
+/// and the process ends as the signal would have ended it (130, 143).
 #[cfg(unix)]
 #[test]
-fn ctrl_c_still_writes_the_result_marked_incomplete() {
-    let dir = std::env::temp_dir().join(format!("cfg-bench-int-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join("result.json");
-    let child = bench()
-        .args([
-            "run",
-            "--settings",
-            "tests/bench/quick-settings.json",
-            "--server-config",
-            "examples/config.toml",
-            "--sim",
-            "--duration",
-            "60",
-            "--no-archive",
-            "--output",
-        ])
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_secs(6));
-    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(killed.success());
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(0));
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_eq!(r["complete"], false);
-    assert!(r["requests"]["total"].as_u64().unwrap() > 0, "{r}");
-    assert!(r["metadata"]["duration_seconds"].as_f64().unwrap() < 30.0);
-    let _ = std::fs::remove_dir_all(dir);
+fn ctrl_c_and_sigterm_still_write_the_result_marked_incomplete() {
+    for (signal, code, name) in [("-INT", 130, "Ctrl-C"), ("-TERM", 143, "SIGTERM")] {
+        let dir = common::scratch(&format!("signal{signal}"));
+        let out = dir.join("result.json");
+        let child = bench()
+            .args([
+                "run",
+                "--settings",
+                "tests/bench/quick-settings.json",
+                "--server-config",
+                "examples/config.toml",
+                "--sim",
+                "--duration",
+                "60",
+                "--no-archive",
+                "--output",
+            ])
+            .arg(&out)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs(6));
+        let killed = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+        assert!(killed.success());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "{name}");
+        let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_eq!(r["complete"], false);
+        let why = r["stopped_reason"].as_str().unwrap();
+        assert!(why.contains(&format!("stopped by {name}")), "{why}");
+        assert!(r["requests"]["total"].as_u64().unwrap() > 0, "{r}");
+        assert!(r["metadata"]["duration_seconds"].as_f64().unwrap() < 30.0);
+        assert_eq!(r["verdict"]["sla_met"], false);
+        assert!(r["verdict"].get("capacity").is_none(), "no capacity plan from an interrupted run");
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(stdout.contains("verdict: run INCOMPLETE") && !stdout.contains("capacity:"), "{stdout}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
-/// Three shard processes against one simulator on 127.0.0.1, merged: the counts add
-/// up, every merged percentile lies within the shards' (a percentile of a union
-/// always does), and an incomplete set is refused.
+/// Three shard processes against one simulator on 127.0.0.1, started seconds
+/// apart, meet at a barrier and begin their measured phases together; merged, the
+/// counts add up, every merged percentile lies within the shards' (a percentile of
+/// a union always does), and an incomplete set is refused.
 #[test]
 fn shards_run_side_by_side_and_merge_into_one_result() {
     let dir = common::scratch("shards");
@@ -166,11 +177,15 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
     let sim = start_sim(port, "shard-key");
     let settings = quick_settings(&dir, port, 8);
     let shard_path = |i: u32| dir.join(format!("shard-{i}.json"));
+    let barrier = dir.join("barrier");
     let children: Vec<_> = (0..3)
         .map(|i| {
+            // Started 2 s apart, as pods of a Job are.
+            std::thread::sleep(Duration::from_secs(if i == 0 { 0 } else { 2 }));
             bench()
                 .args(["run", "--settings", settings.to_str().unwrap(), "--shard", &format!("{i}/3")])
-                .args(["--duration", "3", "--skip-smoke", "--no-archive", "--output"])
+                .args(["--duration", "3", "--skip-smoke", "--no-archive", "--barrier", barrier.to_str().unwrap()])
+                .arg("--output")
                 .arg(shard_path(i))
                 .env("VLLM_INTERNAL_KEY", "shard-key")
                 .stdout(Stdio::null())
@@ -186,6 +201,15 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
     drop(sim);
     let read = |p: &Path| -> serde_json::Value { serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap() };
     let shards: Vec<serde_json::Value> = (0..3).map(|i| read(&shard_path(i))).collect();
+    let starts: Vec<f64> = shards
+        .iter()
+        .map(|s| {
+            let t = humantime::parse_rfc3339_weak(s["metadata"]["started_at"].as_str().unwrap()).unwrap();
+            t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64()
+        })
+        .collect();
+    let spread = starts.iter().fold(f64::MIN, |a, &b| a.max(b)) - starts.iter().fold(f64::MAX, |a, &b| a.min(b));
+    assert!(spread < 0.3, "processes started 4 s apart began measuring {spread:.3} s apart");
     let concurrency: Vec<u64> = shards.iter().map(|s| s["metadata"]["concurrency"].as_u64().unwrap()).collect();
     assert_eq!(concurrency, [6, 5, 5], "16 streams split three ways");
     let seeds: std::collections::HashSet<u64> =
@@ -237,6 +261,36 @@ fn shards_run_side_by_side_and_merge_into_one_result() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Shards that did not run at the same time (here one after the other, with no
+/// barrier) are refused by merge, with the overlap measured.
+#[test]
+fn shards_that_did_not_overlap_are_not_merged() {
+    let dir = common::scratch("shards-apart");
+    let port = common::free_port();
+    let _sim = start_sim(port, "apart-key");
+    let settings = quick_settings(&dir, port, 0);
+    let shard_path = |i: u32| dir.join(format!("shard-{i}.json"));
+    for i in 0..2 {
+        let o = bench()
+            .args(["run", "--settings", settings.to_str().unwrap(), "--shard", &format!("{i}/2")])
+            .args(["--duration", "2", "--skip-smoke", "--no-archive", "--output"])
+            .arg(shard_path(i))
+            .env("VLLM_INTERNAL_KEY", "apart-key")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = bench()
+        .args(["merge", "--settings", settings.to_str().unwrap(), "--output", dir.join("m.json").to_str().unwrap()])
+        .args([shard_path(0), shard_path(1)])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("measured windows overlap for") && err.contains("--barrier"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -50,8 +50,10 @@ async fn run_with(s: LoadTestSettings, key: Option<&str>, transport: Transport) 
         config: None,
         key: key.map(str::to_string),
         stop: Arc::new(AtomicBool::new(false)),
+        stop_reason: Default::default(),
         show_progress: false,
         shard: None,
+        start_gate: None,
         transport,
     };
     runner::run(input, Arc::new(Live::default())).await

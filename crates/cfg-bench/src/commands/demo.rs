@@ -47,6 +47,8 @@ pub async fn run(dir: &Path, duration: u32) -> Result<u8, String> {
         sla_exit: false,
         skip_smoke: false,
         shard: None,
+        start_at: None,
+        barrier: None,
         threads: None,
         transport: crate::client::Transport::Auto,
     })

@@ -2,12 +2,13 @@
 //! request, run the load test, then write the result, the report and the
 //! archive entry.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use cfg_core::model::{LoadTestSettings, ServerConfig};
 
 use crate::args::RunArgs;
+use crate::start::StartGate;
 use crate::{archive, inputs, report, runner, sim_server};
 
 pub async fn run(args: RunArgs) -> Result<u8, String> {
@@ -43,21 +44,20 @@ pub async fn run(args: RunArgs) -> Result<u8, String> {
     } else {
         inputs::read_key(&settings)?
     };
-    if !args.skip_smoke && !super::smoke::check(&settings, key.as_deref(), false, args.transport).await {
-        eprintln!("the single-request check failed: not starting the load test");
-        return Ok(1);
-    }
+    // From here on Ctrl-C and SIGTERM (what Kubernetes sends a pod) stop the run
+    // the same way: a result is written with what was measured.
     let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!(
-                    "\ninterrupted: stopping new requests, giving in-flight ones 5 s, then writing what was measured"
-                );
-                stop.store(true, Ordering::SeqCst);
-            }
-        });
+    let stop_reason = Arc::new(Mutex::new(None));
+    let signal = watch_signals(stop.clone(), stop_reason.clone());
+    if !args.skip_smoke {
+        let passed = tokio::select! {
+            passed = super::smoke::check(&settings, key.as_deref(), false, args.transport) => passed,
+            _ = wait_for(&stop) => true,
+        };
+        if !passed {
+            eprintln!("the single-request check failed: not starting the load test");
+            return Ok(1);
+        }
     }
     eprintln!(
         "running: {} for {} s after {} warm-up requests, concurrency {}",
@@ -73,8 +73,18 @@ pub async fn run(args: RunArgs) -> Result<u8, String> {
         config: config.clone(),
         key,
         stop,
+        stop_reason,
         show_progress: true,
         shard: args.shard.map(|s| (s, base_seed)),
+        start_gate: match (args.start_at, &args.barrier, args.shard) {
+            (Some(at), _, _) => Some(StartGate::At(at)),
+            (None, Some(dir), Some(shard)) => Some(StartGate::Barrier {
+                dir: dir.clone(),
+                shard,
+                run: runner::sha256(&settings_text)[..12].to_string(),
+            }),
+            _ => None,
+        },
         transport: args.transport,
     };
     let result = runner::run(input, live).await;
@@ -96,7 +106,57 @@ pub async fn run(args: RunArgs) -> Result<u8, String> {
         }
     }
     let sla_met = result.verdict.as_ref().is_some_and(|v| v.sla_met);
+    // An interrupted run ends as the signal would have ended it (130 after Ctrl-C,
+    // 143 after SIGTERM), once its result is written; a tripped breaker, with 1.
+    if !result.complete {
+        return Ok(signal.exit_code().unwrap_or(1));
+    }
     Ok(if args.sla_exit && !sla_met { 1 } else { 0 })
+}
+
+/// Which signal stopped the run, if one did.
+struct Signals(Arc<Mutex<Option<u8>>>);
+
+impl Signals {
+    /// The exit code of the signal that stopped the run.
+    fn exit_code(&self) -> Option<u8> {
+        *self.0.lock().expect("not poisoned")
+    }
+}
+
+/// Sets `stop` on Ctrl-C or SIGTERM, saying which.
+fn watch_signals(stop: Arc<AtomicBool>, reason: Arc<Mutex<Option<String>>>) -> Signals {
+    let code = Arc::new(Mutex::new(None));
+    let seen = code.clone();
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        #[cfg(unix)]
+        let terminated = async {
+            match term.as_mut() {
+                Some(t) => t.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        #[cfg(not(unix))]
+        let terminated = std::future::pending::<Option<()>>();
+        let (name, exit) = tokio::select! {
+            _ = tokio::signal::ctrl_c() => ("Ctrl-C", 130),
+            _ = terminated => ("SIGTERM", 143),
+        };
+        eprintln!("\n{name}: stopping new requests, giving in-flight ones 5 s, then writing what was measured");
+        *reason.lock().expect("not poisoned") = Some(format!("stopped by {name}"));
+        *seen.lock().expect("not poisoned") = Some(exit);
+        stop.store(true, Ordering::SeqCst);
+    });
+    Signals(code)
+}
+
+/// Resolves once `stop` is set.
+async fn wait_for(stop: &AtomicBool) {
+    while !stop.load(Ordering::SeqCst) {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }
 
 /// The built-in simulator for `cfg`, with the run pointed at it. The simulator

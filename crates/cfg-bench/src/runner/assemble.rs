@@ -32,9 +32,11 @@ pub(super) struct Measured<'a> {
     pub started_at: String,
     /// Seconds from the first measured request to the last one's end.
     pub elapsed: f64,
-    /// The seconds rates are taken over.
+    /// The measured window in seconds: the rates are what streamed and finished in it.
     pub window: f64,
     pub stopped_reason: Option<String>,
+    /// Requests cancelled unfinished after a stop's grace period.
+    pub abandoned: u64,
     pub open_loop: bool,
     pub dropped: u64,
     pub cold: Option<ColdStart>,
@@ -45,18 +47,18 @@ impl Measured<'_> {
     pub fn result(self) -> BenchResult {
         let s = self.settings;
         let ps = &percentile_list(s);
-        let window = self.window;
+        let window = self.collector.window(self.window);
+        let per_sec = |n: f64| n / window.seconds;
         let config = self.config;
         let server = self.server_series();
         let (gpu_avg, gpu_reason) = self.gpu_utilization();
         let c = self.collector;
         let total = c.overall.requests;
         let succeeded = total - c.overall.failed;
-        let output_tokens = c.overall.output_tokens;
         let mut result = BenchResult {
             ttft_ms: percentiles(&c.overall.ttft, ps),
             tpot_ms: percentiles(&c.overall.tpot, ps),
-            throughput_tokens_per_sec: output_tokens as f64 / window,
+            throughput_tokens_per_sec: per_sec(window.output_tokens),
             error_rate: if total > 0 { c.overall.failed as f64 / total as f64 } else { 0.0 },
             gpu_utilization_avg: gpu_avg,
             gpu_utilization_reason: gpu_reason,
@@ -75,7 +77,8 @@ impl Measured<'_> {
                 quantization: config.and_then(|(c, _)| c.model.quantization.map(|q| q.as_str().to_string())),
                 started_at: self.started_at,
                 ended_at: now_rfc3339(),
-                duration_seconds: self.elapsed,
+                duration_seconds: window.seconds,
+                drain_seconds: Some((self.elapsed - window.seconds).max(0.0)),
                 concurrency: s.concurrency.max(1),
                 arrival: s.arrival.as_ref().map_or("closed".into(), |a| format!("{:?}", a.mode).to_lowercase()),
                 seed: self.shared.seed,
@@ -88,6 +91,7 @@ impl Measured<'_> {
                 failed: c.overall.failed,
                 warmup: u64::from(s.warmup_requests.unwrap_or(0)),
                 good: c.good,
+                abandoned: self.abandoned,
             },
             e2e_ms: percentiles(&c.overall.e2e, ps),
             itl_ms: percentiles(&c.overall.itl, ps),
@@ -98,10 +102,10 @@ impl Measured<'_> {
                 dropped_sends: self.dropped,
             }),
             throughput: Throughput {
-                requests_per_sec: succeeded as f64 / window,
-                output_tokens_per_sec: output_tokens as f64 / window,
-                total_tokens_per_sec: (output_tokens + c.prompt_tokens) as f64 / window,
-                goodput_requests_per_sec: c.good as f64 / window,
+                requests_per_sec: per_sec(window.completed),
+                output_tokens_per_sec: per_sec(window.output_tokens),
+                total_tokens_per_sec: per_sec(window.output_tokens + window.prompt_tokens),
+                goodput_requests_per_sec: per_sec(window.good),
             },
             tokens: TokenCounts {
                 prompt_total: c.prompt_tokens,
@@ -118,7 +122,7 @@ impl Measured<'_> {
                 itl_gaps: c.itl_gaps,
                 itl_gaps_in_one_read: c.itl_gaps_in_one_read,
             },
-            per_class: c.per_class(ps, window),
+            per_class: c.per_class(ps, &window),
             errors: c.error_classes(),
             server,
             timeseries: c.timeseries(&self.scraped.in_flight),

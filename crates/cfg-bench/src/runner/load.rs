@@ -32,6 +32,17 @@ pub(super) struct Running {
     pub dropped: u64,
     /// Cancels every request still in flight once the grace period is over.
     hard_stop: Arc<Notify>,
+    live: Arc<Live>,
+    clock: Clock,
+}
+
+/// How the load ended.
+pub(super) struct Ended {
+    /// Seconds after the start at which a stop (Ctrl-C, SIGTERM, the circuit
+    /// breaker, the browser) was seen; `None` when the run went its full length.
+    pub stopped_at: Option<f64>,
+    /// Requests still in flight when the grace period ran out, cancelled unfinished.
+    pub abandoned: u64,
 }
 
 impl Load {
@@ -79,7 +90,7 @@ impl Load {
                 }
             });
         }
-        Running { workers, dropped: 0, hard_stop }
+        Running { workers, dropped: 0, hard_stop, live: self.live, clock: self.clock }
     }
 
     /// Arrivals on the schedule until the deadline, at most `concurrency` in
@@ -119,27 +130,33 @@ impl Load {
                 drop(permit);
             });
         }
-        Running { workers, dropped, hard_stop }
+        Running { workers, dropped, hard_stop, live: self.live, clock: self.clock }
     }
 }
 
 impl Running {
     /// Waits for every request; after a stop, in-flight requests get 5 s, then
-    /// are cancelled. Returns whether the run was stopped.
-    pub async fn wait(mut self, stop: &AtomicBool) -> bool {
+    /// are cancelled and counted as abandoned.
+    pub async fn wait(mut self, stop: &AtomicBool) -> Ended {
         let workers = &mut self.workers;
         let wait_all = async { while workers.join_next().await.is_some() {} };
         tokio::pin!(wait_all);
         loop {
             tokio::select! {
-                _ = &mut wait_all => break stop.load(Ordering::SeqCst),
+                _ = &mut wait_all => {
+                    let stopped = stop.load(Ordering::SeqCst);
+                    break Ended { stopped_at: stopped.then(|| self.clock.start.elapsed().as_secs_f64()), abandoned: 0 };
+                }
                 _ = tokio::time::sleep(Duration::from_millis(100)) => {
                     if stop.load(Ordering::SeqCst) {
+                        let stopped_at = Some(self.clock.start.elapsed().as_secs_f64());
+                        let mut abandoned = 0;
                         if tokio::time::timeout(Duration::from_secs(5), &mut wait_all).await.is_err() {
+                            abandoned = self.live.in_flight.load(Ordering::SeqCst);
                             self.hard_stop.notify_waiters();
                             let _ = tokio::time::timeout(Duration::from_secs(2), &mut wait_all).await;
                         }
-                        break true;
+                        break Ended { stopped_at, abandoned };
                     }
                 }
             }

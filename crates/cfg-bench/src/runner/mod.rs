@@ -32,12 +32,17 @@ pub struct RunInput {
     pub settings_text: String,
     pub config: Option<(ServerConfig, String)>,
     pub key: Option<String>,
-    /// Set by Ctrl-C: stop sending, give in-flight requests a grace period.
+    /// Set by Ctrl-C, SIGTERM or the browser: stop sending, give in-flight
+    /// requests a grace period.
     pub stop: Arc<AtomicBool>,
+    /// What set `stop` ("Ctrl-C", "SIGTERM", ...), for the result.
+    pub stop_reason: Arc<Mutex<Option<String>>>,
     pub show_progress: bool,
     /// Set when this process is one shard of a larger run: the shard and the run's seed
     /// (the settings above already carry this shard's share and seed).
     pub shard: Option<(crate::shard::Shard, u64)>,
+    /// When the measured phase may begin (shards begin together); `None`: at once.
+    pub start_gate: Option<crate::start::StartGate>,
     pub transport: client::Transport,
 }
 
@@ -73,8 +78,12 @@ impl Shared {
             .expect("the HTTP client builds");
         let api = Api::from_endpoint(&s.endpoint);
         let targets: Vec<u32> = classes.iter().map(|c| c.input_tokens).collect();
-        let calibrated =
-            crate::prompt::calibrate(&client, &s.endpoint, api, input.key.as_deref(), &s.model, &targets).await;
+        // A run stopped before it began sends nothing more.
+        let calibrated = if input.stop.load(Ordering::SeqCst) {
+            None
+        } else {
+            crate::prompt::calibrate(&client, &s.endpoint, api, input.key.as_deref(), &s.model, &targets).await
+        };
         if let Some(words) = &calibrated
             && input.show_progress
         {
@@ -131,12 +140,21 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     let class_names: Vec<String> = shared.classes.iter().map(|c| c.name.clone()).collect();
     let collector = Arc::new(Mutex::new(Collector::new(&class_names, sla.ttft_p99_ms, sla.tpot_p99_ms)));
     let duration = f64::from(s.duration_seconds);
+    if let Some(gate) = &input.start_gate
+        && let Err(e) = gate.wait(&stop).await
+    {
+        eprintln!("error: {e}");
+        *input.stop_reason.lock().expect("not poisoned") = Some(e);
+        stop.store(true, Ordering::SeqCst);
+    }
     // The counters' baseline is read before the first measured request, once the
     // warm-up's last tokens have reached them: a request already under way at the
-    // first read would be missing from the delta.
+    // first read would be missing from the delta. Shards begin together, so they
+    // read at once (other shards' traffic never lets the counters settle).
     let metrics = scraper::metrics_url(&s);
     let baseline = match &metrics {
-        Some(u) => scraper::settled(&shared.client, u).await,
+        Some(u) if input.start_gate.is_none() => scraper::settled(&shared.client, u).await,
+        Some(u) => scraper::once(&shared.client, u).await,
         None => None,
     };
     let started_at = assemble::now_rfc3339();
@@ -161,7 +179,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         load.closed_loop(concurrency)
     };
     let dropped = running.dropped;
-    let interrupted = running.wait(&stop).await;
+    let ended = running.wait(&stop).await;
     let elapsed = start.elapsed().as_secs_f64().max(1e-9);
     let _ = agg.await;
     stop.store(true, Ordering::SeqCst);
@@ -169,8 +187,13 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     progress.finish();
 
     let tripped = tripped.lock().expect("not poisoned").clone();
-    let stopped_reason =
-        interrupted.then(|| tripped.unwrap_or_else(|| "stopped early (Ctrl-C or a stop request)".into()));
+    let stop_reason = input.stop_reason.lock().expect("not poisoned").clone();
+    let stopped_reason = ended.stopped_at.map(|at| {
+        let why = tripped.or(stop_reason).unwrap_or_else(|| "a stop request".into());
+        format!("{why}, {at:.1} s into the measured phase")
+    });
+    // The measured window: the configured duration, or up to the stop.
+    let window = ended.stopped_at.map_or(duration, |at| at.min(duration)).max(1e-9);
     let mut c = collector.lock().expect("not poisoned");
     assemble::Measured {
         settings: &s,
@@ -181,8 +204,9 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         scraped,
         started_at,
         elapsed,
-        window: if interrupted { elapsed } else { elapsed.max(duration) },
+        window,
         stopped_reason,
+        abandoned: ended.abandoned,
         open_loop,
         dropped,
         cold,

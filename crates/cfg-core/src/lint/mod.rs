@@ -110,9 +110,7 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
         ));
         runs.push(if kind == FileKind::Config { (Some(i), None) } else { (None, Some(i)) });
     }
-    // The first run fills the report's typed files: a pair if there is one.
-    runs.sort_by_key(|&(c, s)| (c.is_none() || s.is_none(), c.or(s)));
-    for (n, (c, s)) in runs.into_iter().enumerate() {
+    for (c, s) in runs {
         let config = c.and_then(|i| typed_file::<ServerConfig>(&parsed[i], &mut report)).map(|mut cfg| {
             if let Some(extra) = &options.model_config {
                 merge_architecture(&mut cfg, extra);
@@ -149,13 +147,18 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
                 report.diagnostics.push(place(f, &parsed[i].input.source, tree));
             }
         }
-        if n == 0 {
+        // The report keeps the first config and the first settings that typed.
+        if report.config.is_none() && config.is_some() {
+            report.memory = config_ctx.as_ref().and_then(|ctx| ctx.memory.clone().ok());
+            report.config = config;
+        }
+        if report.settings.is_none() {
+            report.settings = settings;
+        }
+        if report.config_unchecked.is_none() {
             report.config_unchecked = c
                 .filter(|&i| !parsed[i].schema_ok)
                 .and_then(|i| <ServerConfig as serde::Deserialize>::deserialize(parsed[i].json.as_ref()?).ok());
-            report.memory = config_ctx.as_ref().and_then(|ctx| ctx.memory.clone().ok());
-            report.config = config;
-            report.settings = settings;
         }
     }
     diagnostic::sort(&mut report.diagnostics);

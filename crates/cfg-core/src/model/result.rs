@@ -134,10 +134,17 @@ pub struct Metadata {
     pub gpu: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantization: Option<String>,
-    /// RFC 3339 start and end of the measured phase.
+    /// RFC 3339: when the measured window began, and when its last request finished.
     pub started_at: String,
     pub ended_at: String,
+    /// Length of the measured window in seconds: the settings' `duration_seconds`,
+    /// or up to the stop of an interrupted run. Every rate is over this window: the
+    /// tokens streamed and the requests finished inside it.
     pub duration_seconds: f64,
+    /// Seconds after the window until the last measured request finished (its
+    /// latencies count; what it streamed after the window does not count in rates).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drain_seconds: Option<f64>,
     pub concurrency: u32,
     pub arrival: String,
     pub seed: u64,
@@ -162,6 +169,10 @@ pub struct RequestCounts {
     pub warmup: u64,
     /// Successful requests that met every SLA limit.
     pub good: u64,
+    /// Requests cancelled unfinished when a stopped run's grace period ran out:
+    /// in no other count.
+    #[serde(default)]
+    pub abandoned: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
@@ -260,8 +271,10 @@ pub struct ServerPoint {
 pub struct TimePoint {
     /// Seconds since the measured phase started (end of the 1 s window).
     pub t: f64,
+    /// Requests that finished in this second.
     pub completed: u64,
     pub errors: u64,
+    /// Output tokens streamed in this second (each chunk counted when it arrived).
     pub output_tokens_per_sec: f64,
     pub ttft_p50_ms: Option<f64>,
     pub ttft_p99_ms: Option<f64>,

@@ -54,9 +54,12 @@ pub fn judge(
         sla,
     };
     let checks = sla_checks(&facts);
-    let sla_met = checks.iter().all(|c| c.pass) && r.requests.succeeded > 0;
+    // An interrupted run measured less than it was asked to: it neither meets the
+    // SLA nor sizes a deployment.
+    let sla_met = checks.iter().all(|c| c.pass) && r.requests.succeeded > 0 && r.complete;
     let findings = DIAGNOSES.iter().filter_map(|d| d.run(&facts)).collect();
-    Verdict { sla_met, sla: checks, findings, capacity: capacity::plan(&facts) }
+    let capacity = if r.complete { capacity::plan(&facts) } else { None };
+    Verdict { sla_met, sla: checks, findings, capacity }
 }
 
 /// One check per SLA limit the settings give; the error rate always (1% by default).
@@ -103,6 +106,7 @@ mod tests {
             error_rate,
             requests: RequestCounts { total: 100, succeeded: 100, ..Default::default() },
             throughput: Throughput { requests_per_sec: rps, ..Default::default() },
+            complete: true,
             ..Default::default()
         }
     }
@@ -133,6 +137,19 @@ mod tests {
         );
         let auth = v.findings.iter().find(|f| f.code == "auth-rejected").unwrap();
         assert!(auth.advice[0].contains("$GATEWAY_API_KEY") && auth.advice[2].contains("Bearer"));
+    }
+
+    #[test]
+    fn an_interrupted_run_meets_no_sla_and_plans_no_capacity() {
+        let mut r = result(500.0, 9.0, 0.0);
+        assert!(judge(&r, &settings(serde_json::json!({})), None, None).sla_met);
+        r.complete = false;
+        r.stopped_reason = Some("stopped by SIGTERM, 3.0 s into the measured phase".into());
+        r.requests.abandoned = 4;
+        let v = judge(&r, &settings(serde_json::json!({})), None, None);
+        assert!(!v.sla_met && v.capacity.is_none());
+        let d = v.findings.iter().find(|f| f.code == "run-incomplete").expect("run-incomplete");
+        assert!(d.evidence.contains("SIGTERM") && d.evidence.contains("4 abandoned"), "{}", d.evidence);
     }
 
     #[test]

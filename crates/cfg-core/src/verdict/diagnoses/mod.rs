@@ -25,8 +25,11 @@ mod batches_not_full;
 mod chunks_read_together;
 mod cold_start;
 mod error_rate_high;
+mod few_samples;
 mod gpu_idle;
 mod queue_growing;
+mod run_incomplete;
+mod short_window;
 mod traffic_too_uniform;
 mod ttft_far_above_sla;
 mod ttft_high_throughput_fine;
@@ -69,6 +72,7 @@ impl DiagnosisRule {
 
 /// Every diagnosis, in the order a reader should see them.
 pub static DIAGNOSES: &[&DiagnosisRule] = &[
+    &run_incomplete::DIAGNOSIS,
     &ttft_far_above_sla::DIAGNOSIS,
     &ttft_high_throughput_fine::DIAGNOSIS,
     &gpu_idle::DIAGNOSIS,
@@ -79,4 +83,6 @@ pub static DIAGNOSES: &[&DiagnosisRule] = &[
     &cold_start::DIAGNOSIS,
     &auth_rejected::DIAGNOSIS,
     &traffic_too_uniform::DIAGNOSIS,
+    &few_samples::DIAGNOSIS,
+    &short_window::DIAGNOSIS,
 ];
