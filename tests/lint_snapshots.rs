@@ -7,6 +7,10 @@
 //!
 //! The name says what a case must produce: `good-*` no error, `bad-*` at least
 //! one error, `warn-*` at least one warning and no error, `info-*` only infos.
+//!
+//! A case may carry a model's own files, as `cfg-lint --model-config` would
+//! find them: `hf/ORG--NAME/config.json` (and `model.safetensors.index.json`)
+//! stand for the model `ORG/NAME`.
 
 use std::path::{Path, PathBuf};
 
@@ -31,12 +35,28 @@ fn case_inputs(dir: &Path) -> Vec<Input> {
     files.sort();
     files
         .iter()
+        .filter(|p| !p.strip_prefix(dir).is_ok_and(|rest| rest.starts_with("hf")))
         .filter_map(|p| {
             let name = p.strip_prefix(dir).ok()?.to_string_lossy().into_owned();
             let bytes = std::fs::read(p).ok()?;
             let text = String::from_utf8_lossy(&bytes).into_owned();
             let kind = detect_kind(&name, &text)?;
             Some(Input::new(kind, name, text))
+        })
+        .collect()
+}
+
+/// The models whose own files the case carries under `hf/`.
+fn case_models(dir: &Path) -> Vec<(String, cfg_core::resolve::Arch)> {
+    let Ok(entries) = std::fs::read_dir(dir.join("hf")) else { return Vec::new() };
+    entries
+        .map(|e| e.unwrap().path())
+        .map(|model| {
+            let folder = model.file_name().unwrap().to_string_lossy().replacen("--", "/", 1);
+            let config = std::fs::read_to_string(model.join("config.json")).unwrap();
+            let index = std::fs::read_to_string(model.join("model.safetensors.index.json")).ok();
+            let origin = format!("hf/{}/config.json", model.file_name().unwrap().to_string_lossy());
+            (folder, cfg_core::hf::read_model(&config, index.as_deref(), &origin).unwrap())
         })
         .collect()
 }
@@ -60,7 +80,7 @@ fn check_case(case: &Path) -> Result<(), Failed> {
     if inputs.is_empty() {
         return Err(format!("{} has no files", case.display()).into());
     }
-    let report = lint(&inputs, &Options::default());
+    let report = lint(&inputs, &Options { models: case_models(case), ..Options::default() });
     let shown = output::report(Format::Human, &inputs, &report, &output::Options::default());
     for d in &report.diagnostics {
         let source = &inputs.iter().find(|i| i.source.name == d.file).unwrap().source;

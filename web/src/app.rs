@@ -228,7 +228,14 @@ fn field(
     let sub = schema::resolve(root, sub);
     let key = cfg_core::tree::pointer_tokens(pointer).last().unwrap_or_default();
     let description = sub.get("description").and_then(Value::as_str).unwrap_or("");
-    let kind = sub.get("type").and_then(Value::as_str).unwrap_or("string").to_string();
+    // A value with several spellings (max_model_len: 8192, "32k", "auto") is typed
+    // as its first one.
+    let kind = sub
+        .get("type")
+        .or_else(|| sub.pointer("/anyOf/0/type"))
+        .and_then(Value::as_str)
+        .unwrap_or("string")
+        .to_string();
     let default = sub.get("default").map(|d| d.to_string()).unwrap_or_default();
     let choices = schema::enum_values(root, Some(sub));
     let file_name = if file == File::Config { model::CONFIG_NAME } else { model::SETTINGS_NAME };
@@ -289,9 +296,13 @@ fn catalog_picker(pointer: &str, shown: &str, dispatch: &Callback<String>) -> Ht
                 (g.name.to_string(), format!("{} ({} GiB, {cc})", g.name, g.memory_gib))
             })
             .collect(),
-        "/model/name" => cfg_core::catalog::MODELS
+        "/model/name" => cfg_core::catalog::models()
             .iter()
-            .map(|m| (m.id.to_string(), format!("{} ({:.1}B params)", m.id, m.arch.num_parameters as f64 / 1e9)))
+            .map(|m| {
+                let params =
+                    m.arch.num_parameters.map_or(String::new(), |n| format!(" ({:.1}B params)", n as f64 / 1e9));
+                (m.id.to_string(), format!("{}{params}", m.id))
+            })
             .collect(),
         _ => return Html::default(),
     };

@@ -16,6 +16,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use cfg_core::model::ServerConfig;
 use cfg_core::sim::engine::{Engine, EngineConfig, EngineRequest, TokenEvent};
+use cfg_core::vllm::requests::{Answer, Route, answer};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -382,7 +383,8 @@ struct Admitted {
 }
 
 impl Admitted {
-    /// vLLM's refusals: an unknown model (404), a prompt that fills the context (400).
+    /// vLLM's refusals: an unknown model (404), and the length checks of its
+    /// OpenAI server (400), as `cfg_core::vllm::requests` has them.
     fn check(state: &AppState, body: &Value, prompt: &str, chat: bool) -> Result<Admitted, Refusal> {
         let model = body.get("model").and_then(Value::as_str).unwrap_or("");
         if !model.is_empty() && !state.served_names.iter().any(|n| n == model) {
@@ -395,26 +397,19 @@ impl Admitted {
         // One whitespace-separated word is one token in the simulator.
         let prompt_tokens = prompt.split_whitespace().count().max(1) as u32;
         let mml = state.max_model_len;
-        if prompt_tokens >= mml {
-            return Err((
-                StatusCode::BAD_REQUEST,
-                "BadRequestError",
-                format!(
-                    "This model's maximum context length is {mml} tokens. However, your prompt contains {prompt_tokens} input tokens, which exceeds this limit even without any output tokens. Please reduce the length of the input prompt."
-                ),
-            ));
-        }
         // vLLM's default: the rest of the context for chat, 16 for completions.
-        let default = if chat { mml - prompt_tokens } else { 16 };
-        let requested = body
-            .get("max_tokens")
-            .or_else(|| body.get("max_completion_tokens"))
-            .and_then(Value::as_u64)
-            .map_or(default, |v| v.min(u64::from(u32::MAX)) as u32);
+        let default = if chat { mml.saturating_sub(prompt_tokens) } else { 16 };
+        let number = |key: &str| body.get(key).and_then(Value::as_u64).map(|v| v.min(u64::from(u32::MAX)) as u32);
+        let requested = number("max_tokens").or_else(|| number("max_completion_tokens")).unwrap_or(default);
+        let min_tokens = number("min_tokens").unwrap_or(0);
+        let route = if chat { Route::Chat } else { Route::Completions };
+        let output_tokens = match answer(route, prompt_tokens, requested.max(1), min_tokens, mml) {
+            Answer::Served { max_tokens, .. } => max_tokens,
+            Answer::Refused(message) => return Err((StatusCode::BAD_REQUEST, "BadRequestError", message)),
+        };
         Ok(Admitted {
             prompt_tokens,
-            // vLLM clamps max_tokens to the room left in the context.
-            output_tokens: requested.clamp(1, mml - prompt_tokens),
+            output_tokens,
             stream: body.get("stream").and_then(Value::as_bool).unwrap_or(false),
             include_usage: body.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false),
         })

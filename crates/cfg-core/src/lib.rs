@@ -6,6 +6,7 @@
 //! It does no file, network or process I/O, so the same code runs in the CLI,
 //! in the runner and in the browser (wasm32-unknown-unknown).
 
+pub mod arch;
 pub mod catalog;
 pub mod diagnostic;
 pub mod hf;
@@ -27,6 +28,7 @@ pub mod suggest;
 pub mod tree;
 pub mod url;
 pub mod verdict;
+pub mod vllm;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use kind::{FileKind, detect_kind};

@@ -3,13 +3,17 @@
 //! `[model.architecture]`, the resolved dtype, and vLLM 0.33's defaults for
 //! everything left out.
 
+pub use crate::arch::{Arch, LayerKinds, Length, LinearAttention};
 use crate::catalog::{self, Vendor};
-use crate::model::{CheckpointDtype, Dtype, ServerConfig};
+use crate::model::{CheckpointDtype, Dtype, MaxModelLen, ServerConfig};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gpu {
     pub name: String,
+    /// The marketed size (vLLM's batching tiers compare against it).
     pub memory_gib: f64,
+    /// What the device reports (vLLM's budget is this x gpu_memory_utilization).
+    pub reported_gib: f64,
     pub compute_capability: Option<(u8, u8)>,
     pub vendor: Vendor,
     pub memory_bandwidth_gbps: Option<f64>,
@@ -21,42 +25,6 @@ impl Gpu {
     /// Capability as vLLM encodes it: major * 10 + minor (80 = Ampere, 90 = Hopper).
     pub fn capability_code(&self) -> Option<u32> {
         self.compute_capability.map(|(a, b)| u32::from(a) * 10 + u32::from(b))
-    }
-}
-
-/// A model architecture with every field optional: the catalog fills what it
-/// knows and `[model.architecture]` overrides it.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Arch {
-    pub catalog_id: Option<&'static str>,
-    pub model_type: Option<String>,
-    pub num_parameters: Option<u64>,
-    pub num_active_parameters: Option<u64>,
-    pub num_hidden_layers: Option<u32>,
-    pub num_attention_heads: Option<u32>,
-    pub num_key_value_heads: Option<u32>,
-    pub head_dim: Option<u32>,
-    pub hidden_size: Option<u32>,
-    pub intermediate_size: Option<u32>,
-    pub vocab_size: Option<u32>,
-    pub max_position_embeddings: Option<u32>,
-    pub torch_dtype: Option<CheckpointDtype>,
-    pub quant_method: Option<String>,
-    pub kv_lora_rank: Option<u32>,
-    pub qk_rope_head_dim: Option<u32>,
-}
-
-impl Arch {
-    pub fn is_mla(&self) -> bool {
-        self.kv_lora_rank.is_some()
-    }
-
-    pub fn kv_heads(&self) -> Option<u32> {
-        self.num_key_value_heads.or(self.num_attention_heads)
-    }
-
-    pub fn head_dim(&self) -> Option<u32> {
-        self.head_dim.or_else(|| Some(self.hidden_size? / self.num_attention_heads?.max(1)))
     }
 }
 
@@ -88,10 +56,15 @@ pub fn gpu(config: &ServerConfig) -> Option<Gpu> {
     let hw = config.hardware.as_ref()?;
     let spec = hw.gpu.as_deref().and_then(catalog::find_gpu);
     let cc = hw.compute_capability.as_deref().and_then(parse_capability).or(spec.and_then(|s| s.compute_capability));
-    let memory = hw.memory_gib.or(spec.map(|s| s.memory_gib))?;
+    let (memory, reported) = match (hw.memory_gib, spec) {
+        (Some(m), _) => (m, m),
+        (None, Some(s)) => (s.memory_gib, s.reported_gib),
+        (None, None) => return None,
+    };
     Some(Gpu {
         name: spec.map(|s| s.name.to_string()).or_else(|| hw.gpu.clone()).unwrap_or_else(|| "custom GPU".into()),
         memory_gib: memory,
+        reported_gib: reported,
         compute_capability: cc,
         vendor: spec.map_or(Vendor::Nvidia, |s| s.vendor),
         memory_bandwidth_gbps: spec.map(|s| s.memory_bandwidth_gbps),
@@ -105,42 +78,25 @@ fn parse_capability(text: &str) -> Option<(u8, u8)> {
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
-/// The architecture: catalog entry for `model.name`, overridden key by key by
-/// `[model.architecture]`.
+/// The architecture from the catalog: [`arch_with`] with no files found.
 pub fn arch(config: &ServerConfig) -> Arch {
-    let mut arch = match catalog::find_model(&config.model.name) {
-        Some(m) => {
-            let a = &m.arch;
-            Arch {
-                catalog_id: Some(m.id),
-                model_type: Some(a.model_type.to_string()),
-                num_parameters: Some(a.num_parameters),
-                num_active_parameters: Some(a.num_active_parameters),
-                num_hidden_layers: Some(a.num_hidden_layers),
-                num_attention_heads: Some(a.num_attention_heads),
-                num_key_value_heads: Some(a.num_key_value_heads),
-                head_dim: Some(a.head_dim),
-                hidden_size: Some(a.hidden_size),
-                intermediate_size: Some(a.intermediate_size),
-                vocab_size: Some(a.vocab_size),
-                max_position_embeddings: Some(a.max_position_embeddings),
-                torch_dtype: match a.torch_dtype {
-                    "float16" => Some(CheckpointDtype::Float16),
-                    "float32" => Some(CheckpointDtype::Float32),
-                    _ => Some(CheckpointDtype::Bfloat16),
-                },
-                quant_method: a.quant_method.map(str::to_string),
-                kv_lora_rank: a.mla.map(|m| m.kv_lora_rank),
-                qk_rope_head_dim: a.mla.map(|m| m.qk_rope_head_dim),
-            }
-        }
-        None => Arch::default(),
-    };
+    arch_with(config, None)
+}
+
+/// The architecture: the model's own files when the caller found them (read by
+/// `crate::hf`), else the catalog's entry for `model.name`; then
+/// `[model.architecture]` overrides it key by key.
+pub fn arch_with(config: &ServerConfig, found: Option<&Arch>) -> Arch {
+    let mut arch =
+        found.cloned().or_else(|| catalog::find_model(&config.model.name).map(|m| m.arch.clone())).unwrap_or_default();
     if let Some(o) = &config.model.architecture {
         macro_rules! take {
             ($($field:ident),*) => { $( if o.$field.is_some() { arch.$field = o.$field.clone(); } )* };
         }
         crate::architecture_fields!(take);
+        if o.max_position_embeddings.is_some() {
+            arch.length = None;
+        }
         if o.num_parameters.is_some() {
             arch.num_active_parameters = o.num_parameters;
         }
@@ -178,10 +134,18 @@ pub fn dtype(config: &ServerConfig, arch: &Arch, gpu: Option<&Gpu>) -> ResolvedD
 
 /// vLLM 0.33's `vllm serve` defaults for the two batching knobs (§2.4):
 /// (max_num_batched_tokens, max_num_seqs) by device memory and name.
+/// `get_batch_defaults` in `vllm/engine/arg_utils.py`: by the NVML total, with
+/// the A100 and the GB10 (compute capability 12.1) kept on the small tier.
 fn batch_defaults(gpu: Option<&Gpu>) -> (u32, u32) {
     match gpu {
         Some(g) if g.memory_gib >= 160.0 => (16384, 1024),
-        Some(g) if g.memory_gib >= 70.0 && !g.name.to_lowercase().contains("a100") => (8192, 1024),
+        Some(g)
+            if g.memory_gib >= 70.0
+                && !g.name.to_lowercase().contains("a100")
+                && g.compute_capability != Some((12, 1)) =>
+        {
+            (8192, 1024)
+        }
         _ => (2048, 256),
     }
 }
@@ -196,15 +160,24 @@ pub struct Batch {
     pub seqs_explicit: bool,
     pub tokens_explicit: bool,
     pub max_model_len_explicit: bool,
+    /// `max_model_len = "auto"` (or -1): the model's length here, lowered to what
+    /// the KV cache holds once memory is known (`ConfigContext::new`).
+    pub max_model_len_auto: bool,
+    /// The max_model_len vLLM's config-time checks see (`SchedulerConfig`):
+    /// with "auto", the model's own length, not the fitted one.
+    pub declared_max_model_len: u32,
 }
 
 pub fn batch(config: &ServerConfig, arch: &Arch, gpu: Option<&Gpu>) -> Batch {
     let b = config.batching();
-    let max_model_len = config.model.max_model_len.or(arch.max_position_embeddings).unwrap_or(2048);
+    let written = config.model.max_model_len.and_then(MaxModelLen::tokens);
+    // vLLM's fallback when config.json names no length key (`_get_and_verify_max_len`).
+    let max_model_len = written.or(arch.default_max_model_len()).unwrap_or(2048);
     let (default_tokens, default_seqs) = batch_defaults(gpu);
     let mut tokens = b.max_num_batched_tokens.unwrap_or_else(|| {
         let mut t = default_tokens;
-        if !config.chunked_prefill() {
+        // Encoder-decoder models run without chunked prefill whatever is set.
+        if !config.chunked_prefill() || arch.is_encoder_decoder {
             t = t.max(max_model_len);
         }
         let seqs = u64::from(b.max_num_seqs.unwrap_or(default_seqs));
@@ -220,6 +193,8 @@ pub fn batch(config: &ServerConfig, arch: &Arch, gpu: Option<&Gpu>) -> Batch {
         max_model_len,
         seqs_explicit: b.max_num_seqs.is_some(),
         tokens_explicit: b.max_num_batched_tokens.is_some(),
-        max_model_len_explicit: config.model.max_model_len.is_some(),
+        max_model_len_explicit: written.is_some(),
+        max_model_len_auto: config.model.max_model_len == Some(MaxModelLen::Auto),
+        declared_max_model_len: max_model_len,
     }
 }

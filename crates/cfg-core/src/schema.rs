@@ -181,7 +181,7 @@ fn finding_for(
     use codes::*;
     let sub = schema_at(schema, pointer);
     let key_name = pointer_tokens(pointer).last().unwrap_or_else(|| "file".into());
-    let doc = sub.and_then(|s| s.get("description")).and_then(Json::as_str).map(first_sentence);
+    let doc = description_at(schema, pointer).map(first_sentence);
     let make = |(code, rule): (&'static str, &'static str), message: String, key: bool| {
         Finding::new(code, rule, Severity::Error, message, target(file, pointer.to_string(), key))
     };
@@ -218,6 +218,19 @@ fn finding_for(
         | ValidationErrorKind::AnyOf { .. }
         | ValidationErrorKind::Constant { .. } => {
             let options = enum_values(schema, sub);
+            if let (true, ValidationErrorKind::AnyOf { context }) = (options.is_empty(), kind) {
+                // max_model_len = 0 is an integer out of range, "1.5K" a string of the
+                // wrong form: report the alternative the value was written as.
+                let same_shape = context.iter().find(|branch| {
+                    !branch.is_empty()
+                        && branch.iter().all(|e| {
+                            !matches!(e.kind(), ValidationErrorKind::Type { .. } | ValidationErrorKind::Constant { .. })
+                        })
+                });
+                if let Some(error) = same_shape.and_then(|b| b.first()) {
+                    return finding_for(error.kind(), pointer, instance, schema, file, claims);
+                }
+            }
             if options.is_empty() {
                 // An untagged union such as served_model_name: say what shapes fit.
                 let mut f =
@@ -311,6 +324,16 @@ fn finding_for(
         }
         ValidationErrorKind::Pattern { pattern } => {
             let secret = instance.as_str().is_some_and(|v| crate::secrets::looks_like_secret(v, "").is_some());
+            if let Some(why) = instance.as_str().filter(|_| !secret).and_then(|text| parser_says(pointer, text)) {
+                return range_finding(
+                    make(
+                        INVALID_VALUE,
+                        format!("`{key_name}` = \"{}\": {why}", instance.as_str().unwrap_or_default()),
+                        false,
+                    ),
+                    doc,
+                );
+            }
             let message = if secret {
                 // Diagnostics end up in logs: never echo what looks like a key.
                 format!("`{key_name}` holds what looks like a key, not the expected form `{pattern}`")
@@ -323,6 +346,15 @@ fn finding_for(
             let message = format!("`{key_name}` is invalid: {}", describe(instance, file));
             range_finding(make(INVALID_VALUE, message, false), doc)
         }
+    }
+}
+
+/// For a value with its own parser, what the parser (written to say what vLLM
+/// says) makes of it: more use than the pattern it failed.
+fn parser_says(pointer: &str, text: &str) -> Option<String> {
+    match pointer {
+        "/model/max_model_len" => crate::model::MaxModelLen::parse(text).err(),
+        _ => None,
     }
 }
 
@@ -438,6 +470,23 @@ fn schema_at<'a>(root: &'a Json, pointer: &str) -> Option<&'a Json> {
     Some(node)
 }
 
+/// The description of the value at an instance pointer: the property's own
+/// (written beside a `$ref`, as for max_model_len), else its type's.
+fn description_at<'a>(root: &'a Json, pointer: &str) -> Option<&'a str> {
+    let mut node = resolve(root, root);
+    let mut own = node.get("description");
+    for token in pointer_tokens(pointer) {
+        let next = node
+            .get("properties")
+            .and_then(|p| p.get(&token))
+            .or_else(|| node.get("additionalProperties").filter(|a| a.is_object()))
+            .or_else(|| node.get("items"))?;
+        own = next.get("description");
+        node = resolve(root, next);
+    }
+    own.or_else(|| node.get("description")).and_then(Json::as_str)
+}
+
 fn property_names(schema: Option<&Json>) -> Vec<String> {
     schema
         .and_then(|s| s.get("properties"))
@@ -469,12 +518,17 @@ fn expected_type(schema: Option<&Json>, file: FileKind) -> Option<String> {
     Some(words.join(" or "))
 }
 
-/// The allowed values of an enum schema (`enum`, or `oneOf` of `const`s).
+/// The allowed values of an enum schema (`enum`, or `oneOf` of `const`s), also
+/// when it is one alternative of an `anyOf` (the quantization names, which are
+/// valid in any case too).
 pub fn enum_values(root: &Json, schema: Option<&Json>) -> Vec<String> {
     let Some(schema) = schema else { return Vec::new() };
     let schema = resolve(root, schema);
     if let Some(values) = schema.get("enum").and_then(Json::as_array) {
         return values.iter().filter_map(Json::as_str).map(str::to_string).collect();
+    }
+    if let Some(alts) = schema.get("anyOf").and_then(Json::as_array) {
+        return alts.iter().flat_map(|a| enum_values(root, Some(a))).collect();
     }
     schema
         .get("oneOf")

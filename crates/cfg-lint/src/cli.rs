@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 
 use crate::args::{CheckFormat, ColorWhen, Io, RenderFormat, SchemaKind, TableFormat};
 use crate::commands;
-use crate::files::Selection;
+use crate::files::{ModelLookup, Selection};
 
 #[derive(Parser, Debug)]
 #[command(name = "cfg-lint", version, about = "Validate vLLM config.toml and load-test settings.json before anyone deploys", long_about = None)]
@@ -47,9 +47,8 @@ pub enum Command {
         /// Hide info diagnostics.
         #[arg(long, short = 'q')]
         quiet: bool,
-        /// A local Hugging Face config.json describing the model.
-        #[arg(long, value_name = "PATH")]
-        model_config: Option<PathBuf>,
+        #[command(flatten)]
+        model: ModelArgs,
     },
     /// Render config.toml as the real vLLM launch (command line or YAML).
     Render {
@@ -66,9 +65,8 @@ pub enum Command {
     /// Print the per-GPU memory breakdown of config.toml.
     Memory {
         config: Option<PathBuf>,
-        /// A local Hugging Face config.json describing the model.
-        #[arg(long, value_name = "PATH")]
-        model_config: Option<PathBuf>,
+        #[command(flatten)]
+        model: ModelArgs,
         #[arg(long, short = 'f', value_enum, default_value_t = TableFormat::Human)]
         format: TableFormat,
         /// List the GPU catalog.
@@ -109,6 +107,27 @@ pub enum Command {
     },
 }
 
+/// Where the model's own files come from.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ModelArgs {
+    /// The model's config.json, or its folder (with model.safetensors.index.json
+    /// beside it for exact weight bytes). Without it: a local folder named by
+    /// `[model] name`, then the Hugging Face cache, then the built-in catalog.
+    #[arg(long, value_name = "PATH")]
+    model_config: Option<PathBuf>,
+    /// Fetch the model's config.json (and safetensors index) from the Hub when it is
+    /// nowhere on this machine (HF_ENDPOINT and HF_TOKEN from the environment),
+    /// into the Hugging Face cache. Nothing touches the network without it.
+    #[arg(long)]
+    fetch: bool,
+}
+
+impl ModelArgs {
+    fn lookup(&self) -> ModelLookup {
+        ModelLookup { explicit: self.model_config.clone(), fetch: self.fetch }
+    }
+}
+
 /// `CONFIG,SETTINGS` for `--pair`.
 fn parse_pair(text: &str) -> Result<(PathBuf, PathBuf), String> {
     let (config, settings) = text.split_once(',').ok_or("write --pair CONFIG,SETTINGS (two paths, a comma between)")?;
@@ -138,15 +157,15 @@ pub fn main() -> ExitCode {
 /// Runs one command; returns the exit code.
 pub fn run(command: Command, io: &mut Io<'_>) -> u8 {
     let result = match command {
-        Command::Check { files, pair, with_partners, format, deny_warnings, quiet, model_config } => {
+        Command::Check { files, pair, with_partners, format, deny_warnings, quiet, model } => {
             let selection = Selection { files, pairs: pair, with_partners };
-            commands::check::run(&selection, format.into(), deny_warnings, quiet, model_config.as_deref(), io)
+            commands::check::run(&selection, format.into(), deny_warnings, quiet, &model.lookup(), io)
         }
         Command::Render { config, format, output, force } => {
             commands::render::run(&config, format, output.as_deref(), force, io)
         }
-        Command::Memory { config, model_config, format, list_gpus, list_models } => {
-            commands::memory::run(config.as_deref(), model_config.as_deref(), format, list_gpus, list_models, io)
+        Command::Memory { config, model, format, list_gpus, list_models } => {
+            commands::memory::run(config.as_deref(), &model.lookup(), format, list_gpus, list_models, io)
         }
         Command::Schema { kind, write, check } => commands::schema::run(kind, write.as_deref(), check.as_deref(), io),
         Command::Init { dir, force } => commands::init::run(&dir, force, io),

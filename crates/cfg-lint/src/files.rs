@@ -38,14 +38,48 @@ pub struct Selection {
     pub with_partners: bool,
 }
 
+/// Where the models' own files are looked for (see `cfg_models::find`).
+#[derive(Debug, Default, Clone)]
+pub struct ModelLookup {
+    /// `--model-config`: a config.json, or a model folder, for every config checked.
+    pub explicit: Option<PathBuf>,
+    /// `--fetch`: ask the Hub when a model is nowhere on this machine.
+    pub fetch: bool,
+}
+
 /// Reads the files, tells their kinds and lints them together.
-pub fn lint_paths(files: &[PathBuf], model_config: Option<&Path>) -> Result<(Vec<Input>, Report), String> {
-    lint_selection(&Selection { files: files.to_vec(), ..Selection::default() }, model_config)
+pub fn lint_paths(files: &[PathBuf], models: &ModelLookup) -> Result<(Vec<Input>, Report), String> {
+    lint_selection(&Selection { files: files.to_vec(), ..Selection::default() }, models)
+}
+
+/// The models the configs name, read from their files wherever `lookup` finds
+/// them: (name in the config, architecture).
+fn find_models(inputs: &[Input], lookup: &ModelLookup) -> Result<Vec<(String, cfg_core::resolve::Arch)>, String> {
+    let env = cfg_models::Env::from_process();
+    let mut models: Vec<(String, cfg_core::resolve::Arch)> = Vec::new();
+    for input in inputs.iter().filter(|i| i.kind == FileKind::Config) {
+        let Some(name) = cfg_core::parse::parse_toml(&input.source.text)
+            .ok()
+            .and_then(|tree| tree.locate("/model/name").and_then(|l| l.node.to_json().as_str().map(str::to_string)))
+        else {
+            continue;
+        };
+        if models.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        let query = cfg_models::Lookup { name: name.clone(), explicit: lookup.explicit.clone(), fetch: lookup.fetch };
+        if let Some(files) = cfg_models::find(&query, &env)? {
+            let arch = cfg_core::hf::read_model(&files.config_json, files.safetensors_index.as_deref(), &files.origin)
+                .map_err(|e| format!("{}: {e}", files.origin))?;
+            models.push((name, arch));
+        }
+    }
+    Ok(models)
 }
 
 /// Reads the selected files (with partners and named pairs), tells their kinds
 /// and lints them together.
-pub fn lint_selection(selection: &Selection, model_config: Option<&Path>) -> Result<(Vec<Input>, Report), String> {
+pub fn lint_selection(selection: &Selection, models: &ModelLookup) -> Result<(Vec<Input>, Report), String> {
     let mut paths: Vec<PathBuf> = Vec::new();
     let mut add = |p: &Path| {
         if !paths.iter().any(|q| q == p) {
@@ -87,11 +121,7 @@ pub fn lint_selection(selection: &Selection, model_config: Option<&Path>) -> Res
         pairs.push((ci, si));
     }
     let mut options = Options { pairs, ..Options::default() };
-    if let Some(path) = model_config {
-        let text = read(path)?;
-        options.model_config =
-            Some(cfg_core::hf::architecture_from_config_json(&text).map_err(|e| format!("{}: {e}", path.display()))?);
-    }
+    options.models = find_models(&inputs, models)?;
     let report = cfg_core::lint(&inputs, &options);
     Ok((inputs, report))
 }

@@ -1,7 +1,11 @@
 //! GPU catalog: per-GPU figures from the vendors' data sheets.
 //!
-//! `memory_gib` is the marketed capacity (an "80 GB" part is 80 here even though
-//! the driver reports ~79.2 GiB). `bf16_dense_tflops` is the dense (no 2:4
+//! `memory_gib` is the marketed capacity (an "80 GB" part is 80 here), which is
+//! what vLLM's batching defaults compare against (NVML). `reported_gib` is what
+//! the device reports to torch, which vLLM's budget multiplies: an "80 GB" H100
+//! reports 79.19 GiB. Where no log shows it, it is estimated from a part with
+//! the same kind of memory (HBM keeps 99%, GDDR with ECC 92.5%, GDDR6X 98%), and
+//! the comment says so. `bf16_dense_tflops` is the dense (no 2:4
 //! sparsity) BF16 tensor-core figure; T4 and V100 have no BF16 tensor cores, so
 //! they carry their FP16 tensor figure. GeForce cards are quoted with FP32
 //! accumulate, which is what PyTorch/vLLM GEMMs use.
@@ -28,6 +32,8 @@ pub static GPUS: &[GpuSpec] = &[
         ],
         vendor: Vendor::Nvidia,
         memory_gib: 80.0,
+        // logged (vLLM start-up logs, e.g. tests/memory-logs planner-h100-*)
+        reported_gib: 79.19,
         compute_capability: Some((9, 0)),
         memory_bandwidth_gbps: 3350.0,
         bf16_dense_tflops: 989.4,
@@ -37,6 +43,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["H100-PCIE-80GB", "H100-80GB-PCIE", "NVIDIA H100 PCIe"],
         vendor: Vendor::Nvidia,
         memory_gib: 80.0,
+        // logged (tests/memory-logs vlm-vllm-h100pcie-llava16-mistral7b)
+        reported_gib: 79.19,
         compute_capability: Some((9, 0)),
         // Data sheet says "2 TB/s" (HBM2e); some tables quote 2039 GB/s.
         memory_bandwidth_gbps: 2000.0,
@@ -47,6 +55,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["H100-NVL-94GB", "NVIDIA H100 NVL"],
         vendor: Vendor::Nvidia,
         memory_gib: 94.0,
+        // estimated: 94 x 79.19/80, the HBM ratio
+        reported_gib: 93.05,
         compute_capability: Some((9, 0)),
         memory_bandwidth_gbps: 3900.0,
         // 1671 TFLOPS with sparsity per card in the current data sheet, halved.
@@ -57,6 +67,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["H200-SXM", "H200-141GB", "H200-SXM-141GB", "NVIDIA H200"],
         vendor: Vendor::Nvidia,
         memory_gib: 141.0,
+        // logged (vllm-0.33-audit.md, real H200 logs)
+        reported_gib: 139.81,
         compute_capability: Some((9, 0)),
         memory_bandwidth_gbps: 4800.0,
         bf16_dense_tflops: 989.4,
@@ -68,6 +80,8 @@ pub static GPUS: &[GpuSpec] = &[
         // The original Grace Hopper superchip: 96 GB HBM3 at 4 TB/s. A later
         // variant has 144 GB HBM3e at 4.9 TB/s; override [hardware] for it.
         memory_gib: 96.0,
+        // estimated: 96 x 79.19/80, the HBM ratio
+        reported_gib: 95.03,
         compute_capability: Some((9, 0)),
         memory_bandwidth_gbps: 4000.0,
         bf16_dense_tflops: 989.4,
@@ -80,6 +94,8 @@ pub static GPUS: &[GpuSpec] = &[
         // Shipping HGX/DGX B200 parts have 180 GB HBM3e (DGX B200: 1440 GB / 8);
         // early announcements said 192 GB.
         memory_gib: 180.0,
+        // estimated: 180 x 79.19/80, the HBM ratio
+        reported_gib: 178.18,
         compute_capability: Some((10, 0)),
         memory_bandwidth_gbps: 8000.0,
         // HGX B200 (1000 W): 4.5 PFLOPS sparse FP16/BF16, 2.25 dense.
@@ -90,6 +106,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["GeForce RTX 5090", "NVIDIA GeForce RTX 5090"],
         vendor: Vendor::Nvidia,
         memory_gib: 32.0,
+        // logged as 31.4 at two decimals (tests/memory-logs club3090-1087)
+        reported_gib: 31.36,
         compute_capability: Some((12, 0)),
         memory_bandwidth_gbps: 1792.0,
         // unverified: FP16/BF16 tensor with FP32 accumulate, dense, assuming the
@@ -110,6 +128,8 @@ pub static GPUS: &[GpuSpec] = &[
         ],
         vendor: Vendor::Nvidia,
         memory_gib: 80.0,
+        // logged (vllm-0.33-audit.md)
+        reported_gib: 79.25,
         compute_capability: Some((8, 0)),
         memory_bandwidth_gbps: 2039.0,
         bf16_dense_tflops: 312.0,
@@ -119,6 +139,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["A100-SXM4-40GB", "A100-PCIE-40GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100-PCIE-40GB"],
         vendor: Vendor::Nvidia,
         memory_gib: 40.0,
+        // estimated: 40 x 79.25/80, the HBM ratio
+        reported_gib: 39.6,
         compute_capability: Some((8, 0)),
         memory_bandwidth_gbps: 1555.0,
         bf16_dense_tflops: 312.0,
@@ -128,6 +150,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["NVIDIA A10G"],
         vendor: Vendor::Nvidia,
         memory_gib: 24.0,
+        // estimated: as the A10 (same 24 GB GDDR6 with ECC)
+        reported_gib: 22.18,
         compute_capability: Some((8, 6)),
         memory_bandwidth_gbps: 600.0,
         // unverified: AWS-only part with no public NVIDIA data sheet; ~70 dense
@@ -139,6 +163,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["NVIDIA A10", "A10-24GB"],
         vendor: Vendor::Nvidia,
         memory_gib: 24.0,
+        // logged by torch: "total capacity of 22.18 GiB" (OpenBMB/MiniCPM-V#640)
+        reported_gib: 22.18,
         compute_capability: Some((8, 6)),
         memory_bandwidth_gbps: 600.0,
         bf16_dense_tflops: 125.0,
@@ -148,6 +174,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["A6000", "NVIDIA RTX A6000"],
         vendor: Vendor::Nvidia,
         memory_gib: 48.0,
+        // estimated: as the L40S (48 GB GDDR6 with ECC)
+        reported_gib: 44.42,
         compute_capability: Some((8, 6)),
         memory_bandwidth_gbps: 768.0,
         bf16_dense_tflops: 154.8,
@@ -157,6 +185,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["3090", "GeForce RTX 3090", "NVIDIA GeForce RTX 3090"],
         vendor: Vendor::Nvidia,
         memory_gib: 24.0,
+        // logged (vllm-0.33-audit.md)
+        reported_gib: 23.54,
         compute_capability: Some((8, 6)),
         memory_bandwidth_gbps: 936.0,
         // GA102 whitepaper: BF16 tensor with FP32 accumulate, dense
@@ -169,6 +199,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["NVIDIA L4", "L4-24GB"],
         vendor: Vendor::Nvidia,
         memory_gib: 24.0,
+        // logged (vllm-0.33-audit.md)
+        reported_gib: 22.03,
         compute_capability: Some((8, 9)),
         memory_bandwidth_gbps: 300.0,
         bf16_dense_tflops: 121.0,
@@ -178,6 +210,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["NVIDIA L40S", "L40S-48GB"],
         vendor: Vendor::Nvidia,
         memory_gib: 48.0,
+        // logged (vllm-0.33-audit.md)
+        reported_gib: 44.42,
         compute_capability: Some((8, 9)),
         memory_bandwidth_gbps: 864.0,
         bf16_dense_tflops: 362.05,
@@ -187,6 +221,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["NVIDIA L40", "L40-48GB"],
         vendor: Vendor::Nvidia,
         memory_gib: 48.0,
+        // estimated: as the L40S (same memory)
+        reported_gib: 44.42,
         compute_capability: Some((8, 9)),
         memory_bandwidth_gbps: 864.0,
         bf16_dense_tflops: 181.05,
@@ -196,6 +232,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["4090", "GeForce RTX 4090", "NVIDIA GeForce RTX 4090"],
         vendor: Vendor::Nvidia,
         memory_gib: 24.0,
+        // estimated: as the RTX 3090 (24 GB GDDR6X, no ECC)
+        reported_gib: 23.54,
         compute_capability: Some((8, 9)),
         memory_bandwidth_gbps: 1008.0,
         // Ada whitepaper: FP16/BF16 tensor with FP32 accumulate, dense
@@ -207,6 +245,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["RTX-6000-Ada-Generation", "NVIDIA RTX 6000 Ada Generation", "6000-Ada"],
         vendor: Vendor::Nvidia,
         memory_gib: 48.0,
+        // estimated: as the L40S (48 GB GDDR6 with ECC)
+        reported_gib: 44.42,
         compute_capability: Some((8, 9)),
         memory_bandwidth_gbps: 960.0,
         // Data sheet: 1457 TFLOPS FP8 with sparsity -> 728.5 FP16 sparse -> 364.2 dense.
@@ -218,6 +258,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["V100-SXM2-32GB", "V100-PCIE-32GB", "Tesla V100-SXM2-32GB", "Tesla V100-PCIE-32GB"],
         vendor: Vendor::Nvidia,
         memory_gib: 32.0,
+        // estimated: 32 x 79.19/80, the HBM ratio
+        reported_gib: 31.7,
         compute_capability: Some((7, 0)),
         memory_bandwidth_gbps: 900.0,
         // FP16 tensor (no BF16 on Volta); SXM2 figure, the PCIe card is 112.
@@ -228,6 +270,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["V100", "V100-SXM2-16GB", "V100-PCIE-16GB", "Tesla V100-SXM2-16GB", "Tesla V100-PCIE-16GB"],
         vendor: Vendor::Nvidia,
         memory_gib: 16.0,
+        // estimated: 16 x 79.19/80, the HBM ratio
+        reported_gib: 15.85,
         compute_capability: Some((7, 0)),
         memory_bandwidth_gbps: 900.0,
         // FP16 tensor (no BF16 on Volta); SXM2 figure, the PCIe card is 112.
@@ -238,6 +282,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["Tesla T4", "NVIDIA T4", "T4-16GB"],
         vendor: Vendor::Nvidia,
         memory_gib: 16.0,
+        // logged (vllm-0.33-audit.md)
+        reported_gib: 14.56,
         compute_capability: Some((7, 5)),
         memory_bandwidth_gbps: 320.0,
         // FP16 tensor (mixed precision); Turing has no BF16.
@@ -249,6 +295,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["AMD Instinct MI300X", "Instinct MI300X", "MI300X-192GB"],
         vendor: Vendor::Amd,
         memory_gib: 192.0,
+        // estimated: 192 less 0.5 GiB the ROCm runtime keeps
+        reported_gib: 191.5,
         compute_capability: None,
         memory_bandwidth_gbps: 5300.0,
         bf16_dense_tflops: 1307.4,
@@ -258,6 +306,8 @@ pub static GPUS: &[GpuSpec] = &[
         aliases: &["AMD Instinct MI325X", "Instinct MI325X", "MI325X-256GB"],
         vendor: Vendor::Amd,
         memory_gib: 256.0,
+        // estimated: 256 less 0.5 GiB the ROCm runtime keeps
+        reported_gib: 255.5,
         compute_capability: None,
         memory_bandwidth_gbps: 6000.0,
         bf16_dense_tflops: 1307.4,
@@ -269,6 +319,8 @@ pub static GPUS: &[GpuSpec] = &[
         // Per OAM package (two GCDs). ROCm exposes each GCD as its own device
         // with 64 GB and half the bandwidth/compute.
         memory_gib: 128.0,
+        // estimated: 128 less 0.5 GiB the ROCm runtime keeps
+        reported_gib: 127.5,
         compute_capability: None,
         memory_bandwidth_gbps: 3276.8,
         bf16_dense_tflops: 383.0,

@@ -1,935 +1,186 @@
-//! Model catalog: architecture numbers from each checkpoint's Hugging Face
-//! `config.json`, and exact parameter counts.
-//!
-//! Parameter counts are computed from the shapes (embeddings, attention incl.
-//! biases and q/k norms, MLP/experts, norms; `lm_head` only when not tied) and
-//! match the safetensors totals Hugging Face reports. For MoE models
-//! `intermediate_size` is the per-expert `moe_intermediate_size` (said so per
-//! entry) and `num_active_parameters` counts the experts routed per token.
-//!
-//! `aliases` only lists sibling ids whose config.json is identical in every
-//! field below (base vs -Instruct, R1 vs V3); siblings that differ (e.g. a base
-//! checkpoint with another `max_position_embeddings` or `torch_dtype`) are left
-//! out on purpose.
+//! The model catalog: real `config.json` files of the models people serve,
+//! committed under `configs/` (`SOURCES.md` says where each came from) and read
+//! by [`crate::hf::read_model`], the same code that reads a user's own file.
+//! It is the offline fallback: a model in the local Hugging Face cache, a local
+//! directory or fetched from the Hub is read from its own files instead.
 
-use super::{ArchSpec, MlaSpec, ModelSpec};
+use std::sync::OnceLock;
 
-pub static MODELS: &[ModelSpec] = &[
-    // ------------------------------------------------------------------------
-    // Meta Llama. Base and -Instruct checkpoints share config.json.
-    ModelSpec {
-        id: "meta-llama/Llama-3.1-8B-Instruct",
-        aliases: &["meta-llama/Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Meta-Llama-3.1-8B"],
-        arch: ArchSpec {
-            model_type: "llama",
-            num_parameters: 8_030_261_248,
-            num_active_parameters: 8_030_261_248,
-            num_hidden_layers: 32,
-            num_attention_heads: 32,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 4096,
-            intermediate_size: 14336,
-            vocab_size: 128256,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "meta-llama/Llama-3.1-70B-Instruct",
-        aliases: &[
-            "meta-llama/Llama-3.1-70B",
-            "meta-llama/Meta-Llama-3.1-70B-Instruct",
-            "meta-llama/Meta-Llama-3.1-70B",
-        ],
-        arch: ArchSpec {
-            model_type: "llama",
-            num_parameters: 70_553_706_496,
-            num_active_parameters: 70_553_706_496,
-            num_hidden_layers: 80,
-            num_attention_heads: 64,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 8192,
-            intermediate_size: 28672,
-            vocab_size: 128256,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // The BF16 release; Meta also ships a separate -FP8 checkpoint.
-    ModelSpec {
-        id: "meta-llama/Llama-3.1-405B-Instruct",
-        aliases: &[
-            "meta-llama/Llama-3.1-405B",
-            "meta-llama/Meta-Llama-3.1-405B-Instruct",
-            "meta-llama/Meta-Llama-3.1-405B",
-        ],
-        arch: ArchSpec {
-            model_type: "llama",
-            num_parameters: 405_853_388_800,
-            num_active_parameters: 405_853_388_800,
-            num_hidden_layers: 126,
-            num_attention_heads: 128,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 16384,
-            intermediate_size: 53248,
-            vocab_size: 128256,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // Tied embeddings; explicit head_dim 64 in config.json.
-    ModelSpec {
-        id: "meta-llama/Llama-3.2-1B-Instruct",
-        aliases: &["meta-llama/Llama-3.2-1B"],
-        arch: ArchSpec {
-            model_type: "llama",
-            num_parameters: 1_235_814_400,
-            num_active_parameters: 1_235_814_400,
-            num_hidden_layers: 16,
-            num_attention_heads: 32,
-            num_key_value_heads: 8,
-            head_dim: 64,
-            hidden_size: 2048,
-            intermediate_size: 8192,
-            vocab_size: 128256,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // Tied embeddings; explicit head_dim 128 in config.json.
-    ModelSpec {
-        id: "meta-llama/Llama-3.2-3B-Instruct",
-        aliases: &["meta-llama/Llama-3.2-3B"],
-        arch: ArchSpec {
-            model_type: "llama",
-            num_parameters: 3_212_749_824,
-            num_active_parameters: 3_212_749_824,
-            num_hidden_layers: 28,
-            num_attention_heads: 24,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 3072,
-            intermediate_size: 8192,
-            vocab_size: 128256,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "meta-llama/Llama-3.3-70B-Instruct",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "llama",
-            num_parameters: 70_553_706_496,
-            num_active_parameters: 70_553_706_496,
-            num_hidden_layers: 80,
-            num_attention_heads: 64,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 8192,
-            intermediate_size: 28672,
-            vocab_size: 128256,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // Llama 3 (not 3.1): 8k context.
-    ModelSpec {
-        id: "meta-llama/Meta-Llama-3-8B-Instruct",
-        aliases: &["meta-llama/Meta-Llama-3-8B"],
-        arch: ArchSpec {
-            model_type: "llama",
-            num_parameters: 8_030_261_248,
-            num_active_parameters: 8_030_261_248,
-            num_hidden_layers: 32,
-            num_attention_heads: 32,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 4096,
-            intermediate_size: 14336,
-            vocab_size: 128256,
-            max_position_embeddings: 8192,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // ------------------------------------------------------------------------
-    // Qwen2.5. Only the -Instruct ids: the base checkpoints' config.json says
-    // max_position_embeddings 131072 (Instruct: 32768), so they are not aliases.
-    // q/k/v projections carry biases (counted in num_parameters).
-    // Tied embeddings.
-    ModelSpec {
-        id: "Qwen/Qwen2.5-0.5B-Instruct",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen2",
-            num_parameters: 494_032_768,
-            num_active_parameters: 494_032_768,
-            num_hidden_layers: 24,
-            num_attention_heads: 14,
-            num_key_value_heads: 2,
-            head_dim: 64,
-            hidden_size: 896,
-            intermediate_size: 4864,
-            vocab_size: 151936,
-            max_position_embeddings: 32768,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // Tied embeddings.
-    ModelSpec {
-        id: "Qwen/Qwen2.5-1.5B-Instruct",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen2",
-            num_parameters: 1_543_714_304,
-            num_active_parameters: 1_543_714_304,
-            num_hidden_layers: 28,
-            num_attention_heads: 12,
-            num_key_value_heads: 2,
-            head_dim: 128,
-            hidden_size: 1536,
-            intermediate_size: 8960,
-            vocab_size: 151936,
-            max_position_embeddings: 32768,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // Tied embeddings.
-    ModelSpec {
-        id: "Qwen/Qwen2.5-3B-Instruct",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen2",
-            num_parameters: 3_085_938_688,
-            num_active_parameters: 3_085_938_688,
-            num_hidden_layers: 36,
-            num_attention_heads: 16,
-            num_key_value_heads: 2,
-            head_dim: 128,
-            hidden_size: 2048,
-            intermediate_size: 11008,
-            vocab_size: 151936,
-            max_position_embeddings: 32768,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "Qwen/Qwen2.5-7B-Instruct",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen2",
-            num_parameters: 7_615_616_512,
-            num_active_parameters: 7_615_616_512,
-            num_hidden_layers: 28,
-            num_attention_heads: 28,
-            num_key_value_heads: 4,
-            head_dim: 128,
-            hidden_size: 3584,
-            intermediate_size: 18944,
-            vocab_size: 152064,
-            max_position_embeddings: 32768,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "Qwen/Qwen2.5-14B-Instruct",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen2",
-            num_parameters: 14_770_033_664,
-            num_active_parameters: 14_770_033_664,
-            num_hidden_layers: 48,
-            num_attention_heads: 40,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 5120,
-            intermediate_size: 13824,
-            vocab_size: 152064,
-            max_position_embeddings: 32768,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "Qwen/Qwen2.5-32B-Instruct",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen2",
-            num_parameters: 32_763_876_352,
-            num_active_parameters: 32_763_876_352,
-            num_hidden_layers: 64,
-            num_attention_heads: 40,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 5120,
-            intermediate_size: 27648,
-            vocab_size: 152064,
-            max_position_embeddings: 32768,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "Qwen/Qwen2.5-72B-Instruct",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen2",
-            num_parameters: 72_706_203_648,
-            num_active_parameters: 72_706_203_648,
-            num_hidden_layers: 80,
-            num_attention_heads: 64,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 8192,
-            intermediate_size: 29568,
-            vocab_size: 152064,
-            max_position_embeddings: 32768,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // ------------------------------------------------------------------------
-    // Qwen3 (hybrid thinking). Explicit head_dim 128; q/k RMSNorm per layer.
-    // No -Base aliases: they are believed to state max_position_embeddings 32768
-    // (unverified), the post-trained checkpoints 40960.
-    // Tied embeddings.
-    ModelSpec {
-        id: "Qwen/Qwen3-0.6B",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen3",
-            num_parameters: 596_049_920,
-            num_active_parameters: 596_049_920,
-            num_hidden_layers: 28,
-            num_attention_heads: 16,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 1024,
-            intermediate_size: 3072,
-            vocab_size: 151936,
-            max_position_embeddings: 40960,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // Tied embeddings.
-    ModelSpec {
-        id: "Qwen/Qwen3-4B",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen3",
-            num_parameters: 4_022_468_096,
-            num_active_parameters: 4_022_468_096,
-            num_hidden_layers: 36,
-            num_attention_heads: 32,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 2560,
-            intermediate_size: 9728,
-            vocab_size: 151936,
-            max_position_embeddings: 40960,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "Qwen/Qwen3-8B",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen3",
-            num_parameters: 8_190_735_360,
-            num_active_parameters: 8_190_735_360,
-            num_hidden_layers: 36,
-            num_attention_heads: 32,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 4096,
-            intermediate_size: 12288,
-            vocab_size: 151936,
-            max_position_embeddings: 40960,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "Qwen/Qwen3-14B",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen3",
-            num_parameters: 14_768_307_200,
-            num_active_parameters: 14_768_307_200,
-            num_hidden_layers: 40,
-            num_attention_heads: 40,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 5120,
-            intermediate_size: 17408,
-            vocab_size: 151936,
-            max_position_embeddings: 40960,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "Qwen/Qwen3-32B",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen3",
-            num_parameters: 32_762_123_264,
-            num_active_parameters: 32_762_123_264,
-            num_hidden_layers: 64,
-            num_attention_heads: 64,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 5120,
-            intermediate_size: 25600,
-            vocab_size: 151936,
-            max_position_embeddings: 40960,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "Qwen/Qwen3-30B-A3B",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen3_moe",
-            num_parameters: 30_532_122_624,
-            num_active_parameters: 3_353_032_704,
-            num_hidden_layers: 48,
-            num_attention_heads: 32,
-            num_key_value_heads: 4,
-            head_dim: 128,
-            hidden_size: 2048,
-            intermediate_size: 768, // moe_intermediate_size (per expert); config.json intermediate_size is 6144, unused as every layer is MoE
-            vocab_size: 151936,
-            max_position_embeddings: 40960,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: Some(128), // 8 routed per token
-        },
-    },
-    ModelSpec {
-        id: "Qwen/Qwen3-235B-A22B",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen3_moe",
-            num_parameters: 235_093_634_560,
-            num_active_parameters: 22_190_763_520,
-            num_hidden_layers: 94,
-            num_attention_heads: 64,
-            num_key_value_heads: 4,
-            head_dim: 128,
-            hidden_size: 4096,
-            intermediate_size: 1536, // moe_intermediate_size (per expert); config.json intermediate_size is 12288, unused
-            vocab_size: 151936,
-            max_position_embeddings: 40960,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: Some(128), // 8 routed per token
-        },
-    },
-    // ------------------------------------------------------------------------
-    // Mistral AI.
-    ModelSpec {
-        id: "mistralai/Mistral-7B-Instruct-v0.3",
-        aliases: &["mistralai/Mistral-7B-v0.3"],
-        arch: ArchSpec {
-            model_type: "mistral",
-            num_parameters: 7_248_023_552,
-            num_active_parameters: 7_248_023_552,
-            num_hidden_layers: 32,
-            num_attention_heads: 32,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 4096,
-            intermediate_size: 14336,
-            vocab_size: 32768,
-            max_position_embeddings: 32768,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "mistralai/Mixtral-8x7B-Instruct-v0.1",
-        aliases: &["mistralai/Mixtral-8x7B-v0.1"],
-        arch: ArchSpec {
-            model_type: "mixtral",
-            num_parameters: 46_702_792_704,
-            num_active_parameters: 12_879_925_248,
-            num_hidden_layers: 32,
-            num_attention_heads: 32,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 4096,
-            intermediate_size: 14336, // per expert (Mixtral's intermediate_size is already per expert)
-            vocab_size: 32000,
-            max_position_embeddings: 32768,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: Some(8), // 2 routed per token
-        },
-    },
-    ModelSpec {
-        id: "mistralai/Mistral-Small-24B-Instruct-2501",
-        aliases: &["mistralai/Mistral-Small-24B-Base-2501"],
-        arch: ArchSpec {
-            model_type: "mistral",
-            num_parameters: 23_572_403_200,
-            num_active_parameters: 23_572_403_200,
-            num_hidden_layers: 40,
-            num_attention_heads: 32,
-            num_key_value_heads: 8,
-            head_dim: 128, // explicit head_dim; hidden_size / heads would be 160
-            hidden_size: 5120,
-            intermediate_size: 32768,
-            vocab_size: 131072,
-            max_position_embeddings: 32768,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // ------------------------------------------------------------------------
-    // Google Gemma. Gemma 2 base checkpoints ship torch_dtype float32, so they are
-    // not aliases of the -it ones. Gemma 3 4B/12B/27B are multimodal (model_type
-    // gemma3): the numbers are text_config's, num_parameters includes the 417M
-    // SigLIP vision tower and projector (vLLM loads them).
-    // Tied embeddings; explicit head_dim 256.
-    ModelSpec {
-        id: "google/gemma-2-9b-it",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "gemma2",
-            num_parameters: 9_241_705_984,
-            num_active_parameters: 9_241_705_984,
-            num_hidden_layers: 42,
-            num_attention_heads: 16,
-            num_key_value_heads: 8,
-            head_dim: 256,
-            hidden_size: 3584,
-            intermediate_size: 14336,
-            vocab_size: 256000,
-            max_position_embeddings: 8192,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // Tied embeddings; explicit head_dim 128 (hidden_size / heads would be 144).
-    ModelSpec {
-        id: "google/gemma-2-27b-it",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "gemma2",
-            num_parameters: 27_227_128_320,
-            num_active_parameters: 27_227_128_320,
-            num_hidden_layers: 46,
-            num_attention_heads: 32,
-            num_key_value_heads: 16,
-            head_dim: 128,
-            hidden_size: 4608,
-            intermediate_size: 36864,
-            vocab_size: 256000,
-            max_position_embeddings: 8192,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // Text-only; tied embeddings.
-    ModelSpec {
-        id: "google/gemma-3-1b-it",
-        aliases: &["google/gemma-3-1b-pt"],
-        arch: ArchSpec {
-            model_type: "gemma3_text",
-            num_parameters: 999_885_952,
-            num_active_parameters: 999_885_952,
-            num_hidden_layers: 26,
-            num_attention_heads: 4,
-            num_key_value_heads: 1,
-            head_dim: 256,
-            hidden_size: 1152,
-            intermediate_size: 6912,
-            vocab_size: 262144,
-            max_position_embeddings: 32768,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "google/gemma-3-4b-it",
-        aliases: &["google/gemma-3-4b-pt"],
-        arch: ArchSpec {
-            model_type: "gemma3",
-            num_parameters: 4_300_079_472, // 3_880_263_168 text + 419_816_304 vision
-            num_active_parameters: 4_300_079_472,
-            num_hidden_layers: 34,
-            num_attention_heads: 8,
-            num_key_value_heads: 4,
-            head_dim: 256,
-            hidden_size: 2560,
-            intermediate_size: 10240,
-            vocab_size: 262208,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "google/gemma-3-12b-it",
-        aliases: &["google/gemma-3-12b-pt"],
-        arch: ArchSpec {
-            model_type: "gemma3",
-            num_parameters: 12_187_325_040, // 11_766_034_176 text + 421_290_864 vision
-            num_active_parameters: 12_187_325_040,
-            num_hidden_layers: 48,
-            num_attention_heads: 16,
-            num_key_value_heads: 8,
-            head_dim: 256,
-            hidden_size: 3840,
-            intermediate_size: 15360,
-            vocab_size: 262208,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "google/gemma-3-27b-it",
-        aliases: &["google/gemma-3-27b-pt"],
-        arch: ArchSpec {
-            model_type: "gemma3",
-            num_parameters: 27_432_406_640, // 27_009_346_304 text + 423_060_336 vision
-            num_active_parameters: 27_432_406_640,
-            num_hidden_layers: 62,
-            num_attention_heads: 32,
-            num_key_value_heads: 16,
-            head_dim: 128,
-            hidden_size: 5376,
-            intermediate_size: 21504,
-            vocab_size: 262208,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // ------------------------------------------------------------------------
-    // DeepSeek.
-    ModelSpec {
-        id: "deepseek-ai/DeepSeek-V3",
-        aliases: &[
-            "deepseek-ai/DeepSeek-R1",
-            "deepseek-ai/DeepSeek-V3-0324",
-            "deepseek-ai/DeepSeek-V3-Base",
-            "deepseek-ai/DeepSeek-R1-0528",
-        ],
-        arch: ArchSpec {
-            model_type: "deepseek_v3",
-            num_parameters: 671_026_419_200, // main model, without the 14B multi-token-prediction layer the checkpoint also ships (685B)
-            num_active_parameters: 37_552_297_472, // the "37B activated" figure, counted exactly (8 routed + 1 shared expert, embeddings included)
-            num_hidden_layers: 61,
-            num_attention_heads: 128,
-            num_key_value_heads: 128, // as config.json states; MLA caches one latent per token, see `mla`
-            head_dim: 192,            // qk_nope_head_dim 128 + qk_rope_head_dim 64 (v_head_dim is 128)
-            hidden_size: 7168,
-            intermediate_size: 2048, // moe_intermediate_size (per expert); the first 3 dense layers use 18432
-            vocab_size: 129280,
-            max_position_embeddings: 163840,
-            torch_dtype: "bfloat16",
-            quant_method: Some("fp8"),
-            mla: Some(MlaSpec { kv_lora_rank: 512, qk_rope_head_dim: 64 }),
-            num_experts: Some(256), // 8 routed + 1 shared per token
-        },
-    },
-    // Qwen2.5-32B architecture, 128k max_position_embeddings.
-    ModelSpec {
-        id: "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "qwen2",
-            num_parameters: 32_763_876_352,
-            num_active_parameters: 32_763_876_352,
-            num_hidden_layers: 64,
-            num_attention_heads: 40,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 5120,
-            intermediate_size: 27648,
-            vocab_size: 152064,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // Llama-3.1-8B architecture.
-    ModelSpec {
-        id: "deepseek-ai/DeepSeek-R1-Distill-Llama-8B",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "llama",
-            num_parameters: 8_030_261_248,
-            num_active_parameters: 8_030_261_248,
-            num_hidden_layers: 32,
-            num_attention_heads: 32,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 4096,
-            intermediate_size: 14336,
-            vocab_size: 128256,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // ------------------------------------------------------------------------
-    // Microsoft Phi (model_type phi3 for all of them: fused qkv/gate_up, same shapes).
-    ModelSpec {
-        id: "microsoft/Phi-3-mini-4k-instruct",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "phi3",
-            num_parameters: 3_821_079_552,
-            num_active_parameters: 3_821_079_552,
-            num_hidden_layers: 32,
-            num_attention_heads: 32,
-            num_key_value_heads: 32,
-            head_dim: 96,
-            hidden_size: 3072,
-            intermediate_size: 8192,
-            vocab_size: 32064,
-            max_position_embeddings: 4096,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // unverified: assumed identical to the 4k model apart from max_position_embeddings (longrope).
-    ModelSpec {
-        id: "microsoft/Phi-3-mini-128k-instruct",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "phi3",
-            num_parameters: 3_821_079_552,
-            num_active_parameters: 3_821_079_552,
-            num_hidden_layers: 32,
-            num_attention_heads: 32,
-            num_key_value_heads: 32,
-            head_dim: 96,
-            hidden_size: 3072,
-            intermediate_size: 8192,
-            vocab_size: 32064,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // The -4k sibling is the same network but states max_position_embeddings 4096.
-    ModelSpec {
-        id: "microsoft/Phi-3-medium-128k-instruct",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "phi3",
-            num_parameters: 13_960_238_080,
-            num_active_parameters: 13_960_238_080,
-            num_hidden_layers: 40,
-            num_attention_heads: 40,
-            num_key_value_heads: 10,
-            head_dim: 128,
-            hidden_size: 5120,
-            intermediate_size: 17920,
-            vocab_size: 32064,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    ModelSpec {
-        id: "microsoft/phi-4",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "phi3",
-            num_parameters: 14_659_507_200,
-            num_active_parameters: 14_659_507_200,
-            num_hidden_layers: 40,
-            num_attention_heads: 40,
-            num_key_value_heads: 10,
-            head_dim: 128,
-            hidden_size: 5120,
-            intermediate_size: 17920,
-            vocab_size: 100352,
-            max_position_embeddings: 16384,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // Tied embeddings; partial rotary (0.75).
-    ModelSpec {
-        id: "microsoft/Phi-4-mini-instruct",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "phi3",
-            num_parameters: 3_836_021_760,
-            num_active_parameters: 3_836_021_760,
-            num_hidden_layers: 32,
-            num_attention_heads: 24,
-            num_key_value_heads: 8,
-            head_dim: 128,
-            hidden_size: 3072,
-            intermediate_size: 8192,
-            vocab_size: 200064,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
-    // ------------------------------------------------------------------------
-    // OpenAI gpt-oss. MoE experts ship in MXFP4 (attention, router and embeddings in
-    // BF16); num_parameters counts every parameter, as OpenAI's model card does.
-    ModelSpec {
-        id: "openai/gpt-oss-20b",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "gpt_oss",
-            num_parameters: 20_914_757_184,
-            num_active_parameters: 3_608_307_264, // model card's 3.61B (excludes the input embedding)
-            num_hidden_layers: 24,
-            num_attention_heads: 64,
-            num_key_value_heads: 8,
-            head_dim: 64, // explicit head_dim; 64 heads x 64 = 4096 != hidden_size
-            hidden_size: 2880,
-            intermediate_size: 2880, // per expert (intermediate_size is already per expert)
-            vocab_size: 201088,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: Some("mxfp4"),
-            mla: None,
-            num_experts: Some(32), // 4 routed per token
-        },
-    },
-    ModelSpec {
-        id: "openai/gpt-oss-120b",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "gpt_oss",
-            num_parameters: 116_829_156_672,
-            num_active_parameters: 5_132_849_472, // model card's 5.13B (excludes the input embedding)
-            num_hidden_layers: 36,
-            num_attention_heads: 64,
-            num_key_value_heads: 8,
-            head_dim: 64, // explicit head_dim; 64 heads x 64 = 4096 != hidden_size
-            hidden_size: 2880,
-            intermediate_size: 2880, // per expert (intermediate_size is already per expert)
-            vocab_size: 201088,
-            max_position_embeddings: 131072,
-            torch_dtype: "bfloat16",
-            quant_method: Some("mxfp4"),
-            mla: None,
-            num_experts: Some(128), // 4 routed per token
-        },
-    },
-    // ------------------------------------------------------------------------
-    // Small models handy for tests and CI.
-    ModelSpec {
-        id: "TinyLlama/TinyLlama-1.1B-Chat-v1.0",
-        aliases: &[],
-        arch: ArchSpec {
-            model_type: "llama",
-            num_parameters: 1_100_048_384,
-            num_active_parameters: 1_100_048_384,
-            num_hidden_layers: 22,
-            num_attention_heads: 32,
-            num_key_value_heads: 4,
-            head_dim: 64,
-            hidden_size: 2048,
-            intermediate_size: 5632,
-            vocab_size: 32000,
-            max_position_embeddings: 2048,
-            torch_dtype: "bfloat16",
-            quant_method: None,
-            mla: None,
-            num_experts: None,
-        },
-    },
+use crate::arch::Arch;
+
+include!(concat!(env!("OUT_DIR"), "/catalog_configs.rs"));
+
+/// Exact weight bytes (`metadata.total_size` of the safetensors index), where
+/// the index was found.
+const WEIGHTS: &str = include_str!("configs/weights.json");
+
+/// Old names the Hub redirects to a catalog model (the same repository).
+const RENAMES: &[(&str, &str)] = &[
+    ("meta-llama/Meta-Llama-3.1-8B", "meta-llama/Llama-3.1-8B"),
+    ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct"),
+    ("meta-llama/Meta-Llama-3.1-70B", "meta-llama/Llama-3.1-70B"),
+    ("meta-llama/Meta-Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B-Instruct"),
+    ("meta-llama/Llama-3.1-405B", "meta-llama/Meta-Llama-3.1-405B"),
+    ("meta-llama/Meta-Llama-3.1-405B-Instruct-FP8", "meta-llama/Llama-3.1-405B-Instruct-FP8"),
+    ("zai-org/glm-4-9b", "THUDM/glm-4-9b"),
+    ("zai-org/chatglm3-6b", "THUDM/chatglm3-6b"),
 ];
+
+/// One catalog model, read.
+#[derive(Debug, Clone)]
+pub struct CatalogModel {
+    /// Hugging Face id, e.g. `meta-llama/Llama-3.1-8B-Instruct`.
+    pub id: &'static str,
+    pub arch: Arch,
+}
+
+/// Every catalog model, read once.
+pub fn models() -> &'static [CatalogModel] {
+    static MODELS: OnceLock<Vec<CatalogModel>> = OnceLock::new();
+    MODELS.get_or_init(|| {
+        let weights: serde_json::Value = serde_json::from_str(WEIGHTS).unwrap_or_default();
+        CONFIGS
+            .iter()
+            .map(|(id, json)| {
+                let origin = format!("the catalog's copy of {id}'s config.json");
+                let mut arch = crate::hf::read_model(json, None, &origin)
+                    .unwrap_or_else(|e| panic!("catalog config of {id} does not read: {e}"));
+                arch.catalog_id = Some((*id).to_string());
+                arch.weight_bytes =
+                    weights.pointer(&format!("/{}/total_size", id.replace('/', "~1"))).and_then(|v| v.as_u64());
+                CatalogModel { id, arch }
+            })
+            .collect()
+    })
+}
+
+/// The raw config.json of a catalog model (for `cfg-lint memory --show-config`
+/// and the web app's download).
+pub fn config_json(id: &str) -> Option<&'static str> {
+    CONFIGS.iter().find(|(i, _)| i.eq_ignore_ascii_case(id)).map(|(_, json)| *json)
+}
+
+/// Looks a model up by Hugging Face id (or an old name the Hub redirects),
+/// ignoring case. A local path whose last component is a catalog id's last
+/// component also matches (`/models/Llama-3.1-8B-Instruct`), since that is how
+/// checkpoints are mounted.
+pub fn find_model(name: &str) -> Option<&'static CatalogModel> {
+    let wanted = name.trim().trim_end_matches('/');
+    let wanted = RENAMES.iter().find(|(old, _)| old.eq_ignore_ascii_case(wanted)).map_or(wanted, |(_, new)| *new);
+    let all = models();
+    all.iter().find(|m| m.id.eq_ignore_ascii_case(wanted)).or_else(|| {
+        let tail = wanted.rsplit('/').next().unwrap_or(wanted);
+        all.iter().find(|m| m.id.rsplit('/').next().is_some_and(|t| t.eq_ignore_ascii_case(tail)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalog_covers_the_families_people_serve() {
+        assert!(models().len() >= 60, "{} models", models().len());
+        for family in [
+            "Llama-3.1",
+            "Llama-3.3",
+            "Qwen2.5",
+            "Qwen3-",
+            "Qwen3.5",
+            "Mistral",
+            "Mixtral",
+            "gemma-2",
+            "gemma-3",
+            "DeepSeek-V3",
+            "DeepSeek-R1",
+            "Phi-3",
+            "phi-4",
+            "gpt-oss",
+            "GLM",
+            "granite",
+        ] {
+            assert!(models().iter().any(|m| m.id.to_lowercase().contains(&family.to_lowercase())), "{family}");
+        }
+        for (old, new) in RENAMES {
+            assert!(models().iter().any(|m| m.id == *new), "{old} renames to {new}, which is not in the catalog");
+        }
+    }
+
+    #[test]
+    fn every_catalog_model_reads_into_a_usable_architecture() {
+        let mut problems = Vec::new();
+        for m in models() {
+            let a = &m.arch;
+            let checks = [
+                ("layers", a.num_hidden_layers.is_some_and(|n| n > 0)),
+                ("parameters", a.num_parameters.is_some()),
+                ("active <= total", a.num_active_parameters <= a.num_parameters),
+                ("length", a.max_position_embeddings.is_some()),
+                ("head_dim", a.head_dim().is_some_and(|h| h > 0)),
+                ("kv heads", a.kv_heads().is_some_and(|h| h > 0)),
+                ("vocab", a.vocab_size.is_some()),
+            ];
+            for (what, ok) in checks {
+                if !ok {
+                    problems.push(format!("{}: {what}", m.id));
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    /// Counted from the files, against the totals the checkpoints publish
+    /// (safetensors metadata on the Hub).
+    #[test]
+    fn parameters_match_the_published_totals() {
+        let published: &[(&str, u64, u64)] = &[
+            ("meta-llama/Llama-3.1-8B-Instruct", 8_030_261_248, 8_030_261_248),
+            ("meta-llama/Llama-3.1-70B-Instruct", 70_553_706_496, 70_553_706_496),
+            ("meta-llama/Llama-3.1-405B", 405_853_388_800, 405_853_388_800),
+            ("meta-llama/Llama-3.2-1B-Instruct", 1_235_814_400, 1_235_814_400),
+            ("meta-llama/Llama-3.2-3B-Instruct", 3_212_749_824, 3_212_749_824),
+            ("Qwen/Qwen2.5-1.5B-Instruct", 1_543_714_304, 1_543_714_304),
+            ("Qwen/Qwen2.5-7B-Instruct", 7_615_616_512, 7_615_616_512),
+            ("Qwen/Qwen2.5-14B-Instruct", 14_770_033_664, 14_770_033_664),
+            ("Qwen/Qwen2.5-32B-Instruct", 32_763_876_352, 32_763_876_352),
+            ("Qwen/Qwen3-0.6B", 596_049_920, 596_049_920),
+            ("Qwen/Qwen3-8B", 8_190_735_360, 8_190_735_360),
+            ("Qwen/Qwen3-32B", 32_762_123_264, 32_762_123_264),
+            ("Qwen/Qwen3-30B-A3B", 30_532_122_624, 3_353_032_704),
+            ("Qwen/Qwen3-235B-A22B", 235_093_634_560, 22_190_763_520),
+            ("mistralai/Mistral-7B-Instruct-v0.3", 7_248_023_552, 7_248_023_552),
+            ("mistralai/Mixtral-8x7B-Instruct-v0.1", 46_702_792_704, 12_879_925_248),
+            ("mistralai/Mistral-Small-24B-Instruct-2501", 23_572_403_200, 23_572_403_200),
+            ("deepseek-ai/DeepSeek-V3", 671_026_419_200, 37_552_297_472),
+            ("microsoft/phi-4", 14_659_507_200, 14_659_507_200),
+            ("microsoft/Phi-3-mini-4k-instruct", 3_821_079_552, 3_821_079_552),
+            ("microsoft/Phi-3-medium-128k-instruct", 13_960_238_080, 13_960_238_080),
+            ("google/gemma-3-1b-it", 999_885_952, 999_885_952),
+            ("google/gemma-2-9b", 9_241_705_984, 9_241_705_984),
+            // OpenAI's active counts (3.6B and 5.1B) leave out the input embedding,
+            // a lookup; ours count it, as for every other model.
+            ("openai/gpt-oss-20b", 20_914_757_184, 3_608_307_264 + 201_088 * 2880),
+            ("openai/gpt-oss-120b", 116_829_156_672, 5_132_849_472 + 201_088 * 2880),
+        ];
+        let mut wrong = Vec::new();
+        for (id, total, active) in published {
+            let a = &find_model(id).unwrap_or_else(|| panic!("{id} in the catalog")).arch;
+            if (a.num_parameters, a.num_active_parameters) != (Some(*total), Some(*active)) {
+                wrong.push(format!(
+                    "{id}: counted {:?}/{:?}, published {total}/{active}",
+                    a.num_parameters, a.num_active_parameters
+                ));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn lookups_ignore_case_follow_renames_and_match_mounted_paths() {
+        let m = find_model("META-LLAMA/LLAMA-3.1-8B-INSTRUCT").unwrap();
+        assert_eq!(m.arch.num_hidden_layers, Some(32));
+        assert_eq!(find_model("/models/Llama-3.1-8B-Instruct").unwrap().id, m.id);
+        assert_eq!(find_model("meta-llama/Meta-Llama-3.1-8B-Instruct").unwrap().id, m.id);
+        assert!(find_model("acme/unknown-13b").is_none());
+    }
+}

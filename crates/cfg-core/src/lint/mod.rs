@@ -14,8 +14,9 @@ use place::place;
 use crate::diagnostic::{self, Diagnostic, Finding, Severity, Target};
 use crate::kind::FileKind;
 use crate::memory::MemoryReport;
-use crate::model::{Architecture, BenchResult, LoadTestSettings, ServerConfig};
+use crate::model::{BenchResult, LoadTestSettings, ServerConfig};
 use crate::parse::{SyntaxError, parse_json, parse_toml};
+use crate::resolve::Arch;
 use crate::rules::{self, ConfigContext, Rule, SettingsContext};
 use crate::schema::{self, codes};
 use crate::source::SourceFile;
@@ -38,9 +39,11 @@ impl Input {
 /// Extra knowledge the caller may supply (the CLI reads files; the core does not).
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// Architecture from a local Hugging Face config.json (`--model-config`);
-    /// fills keys `[model.architecture]` leaves out.
-    pub model_config: Option<Architecture>,
+    /// Models whose files the caller found (a config.json path, a model folder,
+    /// the Hugging Face cache, the Hub), read by `crate::hf`, by the name a
+    /// config's `[model] name` gives; they take the catalog's place, and
+    /// `[model.architecture]` still overrides them.
+    pub models: Vec<(String, Arch)>,
     /// Run this rule alone (with the parser's and the schema's findings, which
     /// every rule needs first): how a rule's own tests stay independent of the others.
     pub only: Option<&'static Rule>,
@@ -111,12 +114,7 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
         runs.push(if kind == FileKind::Config { (Some(i), None) } else { (None, Some(i)) });
     }
     for (c, s) in runs {
-        let config = c.and_then(|i| typed_file::<ServerConfig>(&parsed[i], &mut report)).map(|mut cfg| {
-            if let Some(extra) = &options.model_config {
-                merge_architecture(&mut cfg, extra);
-            }
-            cfg
-        });
+        let config = c.and_then(|i| typed_file::<ServerConfig>(&parsed[i], &mut report));
         let settings = s.and_then(|i| typed_file::<LoadTestSettings>(&parsed[i], &mut report));
         if let (Some(ci), Some(si)) = (c, s) {
             report.pairs.push((inputs[ci].source.name.clone(), inputs[si].source.name.clone()));
@@ -136,8 +134,10 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
         }
         // Contexts exist only for files that are valid and typed, so a rule never
         // sees a half-read file.
-        let config_ctx =
-            c.zip(config.as_ref()).and_then(|(i, cfg)| Some(ConfigContext::new(cfg, parsed[i].tree.as_ref()?)));
+        let config_ctx = c.zip(config.as_ref()).and_then(|(i, cfg)| {
+            let found = options.models.iter().find(|(name, _)| *name == cfg.model.name).map(|(_, a)| a);
+            Some(ConfigContext::new(cfg, parsed[i].tree.as_ref()?, found))
+        });
         let settings_ctx = s
             .zip(settings.as_ref())
             .and_then(|(i, st)| Some(SettingsContext { settings: st, tree: parsed[i].tree.as_ref()? }));
@@ -220,15 +220,6 @@ fn typed_file<T: serde::de::DeserializeOwned>(p: &Parsed<'_>, report: &mut Repor
             None
         }
     }
-}
-
-/// Adds a Hugging Face config.json's architecture under the one in the file.
-fn merge_architecture(config: &mut ServerConfig, extra: &Architecture) {
-    let arch = config.model.architecture.get_or_insert_with(Default::default);
-    macro_rules! fill {
-        ($($f:ident),*) => { $( if arch.$f.is_none() { arch.$f = extra.$f.clone(); } )* };
-    }
-    crate::architecture_fields!(fill);
 }
 
 fn parse(input: &Input) -> Result<Node, SyntaxError> {

@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::enums::{Dtype, KvCacheDtype, Quantization, SchedulingPolicy};
+use super::lengths::MaxModelLen;
 
 /// # vLLM server configuration
 /// One vLLM instance: where it listens, which model it serves and how, how it batches,
@@ -91,13 +92,21 @@ pub struct Model {
     pub dtype: Option<Dtype>,
     /// Quantization method (vLLM `--quantization`); chosen by the hardware and measured
     /// accuracy. Default: none (or the checkpoint's own). Example: "fp8".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Any case is accepted: vLLM lower-cases the name ("FP8" is "fp8").
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::enums::quantization_any_case"
+    )]
+    #[schemars(schema_with = "super::enums::quantization_schema")]
     pub quantization: Option<Quantization>,
     /// Longest prompt + output a request may have, in tokens (vLLM `--max-model-len`).
-    /// Default: the model's maximum (`max_position_embeddings`). Example: 8192.
+    /// Default: the model's maximum (the smallest of its length keys in config.json).
+    /// Also `"32k"` (32000), `"32K"` (32768), or `-1` / `"auto"`: the longest length the
+    /// KV cache can hold. Example: 8192.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 10_000_000), example = 8192)]
-    pub max_model_len: Option<u32>,
+    #[schemars(example = 8192)]
+    pub max_model_len: Option<MaxModelLen>,
     /// Fraction of each GPU's total memory this instance may use for weights, activations
     /// and KV cache (vLLM `--gpu-memory-utilization`), in (0, 1]. Default 0.92 (vLLM 0.33).
     /// Example: 0.90.
@@ -216,6 +225,16 @@ pub enum CheckpointDtype {
     Float32,
 }
 
+impl CheckpointDtype {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckpointDtype::Bfloat16 => "bfloat16",
+            CheckpointDtype::Float16 => "float16",
+            CheckpointDtype::Float32 => "float32",
+        }
+    }
+}
+
 /// The two batching knobs and the scheduler. Their values must come from load tests,
 /// never be copied: a larger max_num_seqs raises throughput but stretches prefill and TTFT.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
@@ -290,9 +309,11 @@ pub struct Hardware {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1024), example = 1)]
     pub gpu_count: Option<u32>,
-    /// Memory of one GPU in GiB; overrides the catalog (for GPUs not in it). Example: 80.
+    /// Total memory of one GPU in GiB as the device reports it, which vLLM logs as
+    /// "Free memory on device (x/79.19 GiB)"; overrides the catalog (for GPUs not in
+    /// it). An "80 GB" H100 reports 79.19. Example: 79.19.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0.5, max = 4096.0), example = 80.0)]
+    #[schemars(range(min = 0.5, max = 4096.0), example = 79.19)]
     pub memory_gib: Option<f64>,
     /// CUDA compute capability as "major.minor", e.g. "8.9"; overrides the catalog.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -91,6 +91,10 @@ string_enum! {
         AutoGptq = "auto_gptq",
         /// GPTQ with Marlin kernels.
         GptqMarlin = "gptq_marlin",
+        /// Not a method of its own in vLLM 0.33: accepted only on a GPTQ or AWQ
+        /// checkpoint, which then runs as auto_gptq or auto_awq; anywhere else
+        /// "Unknown quantization method: marlin".
+        Marlin = "marlin",
         /// FP8 weights (dynamic or checkpoint scales); native FP8 compute on compute capability >= 8.9,
         /// weight-only Marlin FP8 below (min 7.5).
         Fp8 = "fp8",
@@ -210,4 +214,51 @@ impl KvCacheDtype {
             | OctaveK3v3Compact | Ultraquant4bit | Int4PerTokenHead | Nvfp4 | Nvfp4_4over6 => Some(0.5),
         }
     }
+}
+
+impl Quantization {
+    /// The method named `text` in any case: vLLM 0.33 lower-cases `--quantization`
+    /// before looking it up (`ModelConfig._verify_quantization`, `vllm/config/model.py`).
+    pub fn from_any_case(text: &str) -> Option<Quantization> {
+        let lower = text.to_ascii_lowercase();
+        Quantization::ALL.iter().copied().find(|q| q.as_str() == lower)
+    }
+}
+
+pub(crate) fn quantization_any_case<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Quantization>, D::Error> {
+    let text = String::deserialize(d)?;
+    Quantization::from_any_case(&text).map(Some).ok_or_else(|| {
+        let names: Vec<&str> = Quantization::ALL.iter().map(|q| q.as_str()).collect();
+        serde::de::Error::custom(format!("unknown quantization method `{text}`; vLLM 0.33 knows {}", names.join(", ")))
+    })
+}
+
+/// The names as completions, and any upper/lower-case spelling of them as valid.
+pub(crate) fn quantization_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let named = generator.subschema_for::<Quantization>();
+    let any_case: Vec<String> = Quantization::ALL
+        .iter()
+        .map(|q| {
+            q.as_str()
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphabetic() {
+                        format!("[{}{}]", c.to_ascii_lowercase(), c.to_ascii_uppercase())
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    schemars::json_schema!({
+        "anyOf": [
+            named,
+            {
+                "type": "string",
+                "pattern": format!("^({})$", any_case.join("|")),
+                "description": "The same names in any case: vLLM lower-cases them."
+            }
+        ]
+    })
 }

@@ -2,12 +2,14 @@
 
 mod config;
 mod enums;
+mod lengths;
 mod result;
 mod settings;
 mod verdict;
 
 pub use config::*;
 pub use enums::*;
+pub use lengths::MaxModelLen;
 pub use result::*;
 pub use settings::*;
 pub use verdict::*;

@@ -1,22 +1,20 @@
 //! `cfg-lint check`: lint the files and print the report in the chosen format.
 
-use std::path::Path;
-
 use cfg_core::Severity;
 use cfg_core::output::{self, Format};
 
 use crate::args::{CmdResult, Io};
-use crate::files::{Selection, lint_selection};
+use crate::files::{ModelLookup, Selection, lint_selection};
 
 pub fn run(
     selection: &Selection,
     format: Format,
     deny_warnings: bool,
     quiet: bool,
-    model_config: Option<&Path>,
+    models: &ModelLookup,
     io: &mut Io<'_>,
 ) -> CmdResult {
-    let (inputs, report) = lint_selection(selection, model_config)?;
+    let (inputs, report) = lint_selection(selection, models)?;
     let options = output::Options { color: io.color, hide_info: quiet };
     let text = output::report(format, &inputs, &report, &options);
     io.out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;

@@ -2,17 +2,19 @@
 
 use std::path::Path;
 
-use cfg_core::catalog::{GPUS, MODELS};
+use cfg_core::catalog::GPUS;
+
+const GIB: f64 = (1u64 << 30) as f64;
 use cfg_core::memory::{Limit, MemoryReport, Missing, gib};
 
 use cfg_core::output::human::{self, Styles};
 
 use crate::args::{CmdResult, Io, TableFormat};
-use crate::files::lint_paths;
+use crate::files::{ModelLookup, lint_paths};
 
 pub fn run(
     config: Option<&Path>,
-    model_config: Option<&Path>,
+    models: &ModelLookup,
     format: TableFormat,
     list_gpus: bool,
     list_models: bool,
@@ -42,26 +44,35 @@ pub fn run(
     if list_models {
         let _ = writeln!(
             io.out,
-            "{:<48} {:>9} {:>6} {:>5} {:>4} {:>8}",
-            "model", "params", "layers", "heads", "kv", "max len"
+            "{:<52} {:>9} {:>9} {:>6} {:>5} {:>4} {:>8}  weights",
+            "model", "params", "active", "layers", "heads", "kv", "max len"
         );
-        for m in MODELS {
+        let show = |n: Option<u32>| n.map_or("-".to_string(), |n| n.to_string());
+        for m in cfg_core::catalog::models() {
             let a = &m.arch;
+            let billions = |n: Option<u64>| n.map_or("-".to_string(), |n| format!("{:.1}B", n as f64 / 1e9));
+            let weights = match (&a.quant_method, a.weight_bytes) {
+                (_, Some(b)) => format!("{:.1} GiB (index)", b as f64 / GIB),
+                (Some(q), None) => q.clone(),
+                (None, None) => a.torch_dtype.map_or("", |d| d.as_str()).to_string(),
+            };
             let _ = writeln!(
                 io.out,
-                "{:<48} {:>8.1}B {:>6} {:>5} {:>4} {:>8}",
+                "{:<52} {:>9} {:>9} {:>6} {:>5} {:>4} {:>8}  {}",
                 m.id,
-                a.num_parameters as f64 / 1e9,
-                a.num_hidden_layers,
-                a.num_attention_heads,
-                a.num_key_value_heads,
-                a.max_position_embeddings
+                billions(a.num_parameters),
+                billions(a.num_active_parameters),
+                show(a.num_hidden_layers),
+                show(a.num_attention_heads),
+                show(a.kv_heads()),
+                show(a.max_position_embeddings),
+                weights
             );
         }
         return Ok(0);
     }
     let config = config.ok_or("name a config.toml (or use --list-gpus / --list-models)")?;
-    let (inputs, report) = lint_paths(&[config.to_path_buf()], model_config)?;
+    let (inputs, report) = lint_paths(&[config.to_path_buf()], models)?;
     let Some(cfg) = &report.config else {
         let styles = Styles::new(io.color);
         for d in report.diagnostics.iter().filter(|d| d.severity == cfg_core::Severity::Error) {

@@ -7,10 +7,10 @@ use cfg_core::output::human::{self, Styles, paint};
 use cfg_core::{Diagnostic, Severity};
 
 use crate::args::{CmdResult, Io, RenderFormat};
-use crate::files::lint_paths;
+use crate::files::{ModelLookup, lint_paths};
 
 pub fn run(config: &Path, format: RenderFormat, output: Option<&Path>, force: bool, io: &mut Io<'_>) -> CmdResult {
-    let (inputs, report) = lint_paths(&[config.to_path_buf()], None)?;
+    let (inputs, report) = lint_paths(&[config.to_path_buf()], &ModelLookup::default())?;
     let styles = Styles::new(io.color);
     let errors: Vec<&Diagnostic> = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
     let cfg = match &report.config {

@@ -22,7 +22,7 @@ declare_rule! {
 
 fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let b = d.batch;
-    let cap = u64::from(b.max_num_seqs) * u64::from(b.max_model_len);
+    let cap = u64::from(b.max_num_seqs) * u64::from(b.declared_max_model_len);
     if !b.tokens_explicit || u64::from(b.max_num_batched_tokens) <= cap {
         return;
     }

@@ -13,7 +13,7 @@ declare_rule! {
     /// support float16. Reason: Numerical instability. Please use bfloat16 or
     /// float32 instead.`
     ///
-    /// **Example:** `name = "google/gemma-2-9b-it"` with `dtype = "float16"`.
+    /// **Example:** `name = "google/gemma-2-9b"` with `dtype = "float16"`.
     ///
     /// **Fix:** use `bfloat16` (needs compute capability 8.0) or `float32`.
     pub static RULE = { code: "CFG307", name: "float16-unsupported-model", severity: Error, config }

@@ -1,6 +1,5 @@
 use crate::diagnostic::Target;
 use crate::model::KvCacheDtype;
-use crate::resolve::Gpu;
 use crate::rules::ConfigContext;
 
 declare_rule! {
@@ -8,8 +7,9 @@ declare_rule! {
     ///
     /// **What:** a value outside vLLM 0.33's list (`fp8_e4m3fn`, `fp16` and
     /// `bf16` are common mistakes), an MLA-only layout (`fp8_ds_mla`,
-    /// `nvfp4_ds_mla`) on a model without multi-head latent attention, or an
-    /// fp8 cache on a GPU no attention backend supports it on.
+    /// `nvfp4_ds_mla`) on a model without multi-head latent attention, or
+    /// Gaudi's `fp8_inc` on CUDA or ROCm. An fp8 cache on a GPU whose backends
+    /// refuse it is CFG315's.
     ///
     /// **Why:** vLLM stops with `Invalid kv_cache_dtype: 'fp8_e4m3fn'. Valid
     /// values are: [...]`, or `No valid attention backend found for cuda with
@@ -48,25 +48,6 @@ fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
                 target(),
             )
             .help("use kv_cache_dtype = \"fp8\""),
-        );
-    }
-    let cap = d.gpu.as_ref().and_then(Gpu::capability_code);
-    if let Some(cap) = cap
-        && cap < 75
-        && matches!(kv, KvCacheDtype::Fp8 | KvCacheDtype::Fp8E4m3 | KvCacheDtype::Fp8E5m2)
-    {
-        out.push(
-            RULE.finding(
-                format!(
-                    "an fp8 KV cache needs compute capability 7.5 or newer; the {} has {}.{}",
-                    d.gpu.as_ref().map_or("", |g| g.name.as_str()),
-                    cap / 10,
-                    cap % 10
-                ),
-                target(),
-            )
-            .label("no attention backend accepts it")
-            .help("use kv_cache_dtype = \"auto\""),
         );
     }
 }

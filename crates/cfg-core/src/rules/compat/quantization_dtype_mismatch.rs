@@ -1,19 +1,23 @@
-use super::supported_act_dtypes;
 use crate::diagnostic::Target;
 use crate::rules::ConfigContext;
+use crate::vllm::quantization::{act_dtypes, dtype_refusal};
 
 declare_rule! {
     /// # Quantization conflicts with the dtype or the checkpoint
     ///
-    /// **What:** either the resolved model dtype is not one the method runs
-    /// with (`mxfp4` and `mxfp8` need bfloat16), or the checkpoint ships its own
-    /// quantization (DeepSeek-V3/R1 are native fp8, gpt-oss is mxfp4) and
-    /// `quantization` names a different one.
+    /// **What:** either the model dtype is not one the method `quantization`
+    /// resolves to runs with (`mxfp4` and `mxfp8` need bfloat16), or the
+    /// checkpoint ships its own quantization and `quantization` names another.
+    /// vLLM resolves the name against the checkpoint first
+    /// (`ModelConfig._verify_quantization` in `vllm/config/model.py`): `gptq`,
+    /// `gptq_marlin`, `marlin` and `auto_gptq` all run a GPTQ checkpoint (as
+    /// `auto_gptq`), the AWQ spellings an AWQ one, and gpt-oss ignores the flag;
+    /// those are accepted. The dtype check is `VllmConfig._get_quantization_config`.
     ///
-    /// **Why:** vLLM refuses to start: `float16 is not supported for
+    /// **Why:** vLLM refuses to start: `torch.float16 is not supported for
     /// quantization method mxfp4. Supported dtypes: [torch.bfloat16]`, or
     /// `Quantization method specified in the model config (fp8) does not match
-    /// the quantization method specified in the quantization argument (awq).`
+    /// the quantization method specified in the `quantization` argument (awq).`
     ///
     /// **Example:** `name = "deepseek-ai/DeepSeek-V3"` with `quantization = "awq"`.
     ///
@@ -23,38 +27,35 @@ declare_rule! {
 }
 
 fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let config = d.config;
-    let Some(q) = config.model.quantization else { return };
-    let supported = supported_act_dtypes(q);
-    if !supported.contains(&d.dtype.as_str()) {
-        let pointer = if d.has("/model/dtype") { "/model/dtype" } else { "/model/quantization" };
-        out.push(
-            RULE.finding(
-                format!(
-                    "{} is not supported for quantization method {}; supported dtypes: {}",
-                    d.dtype.as_str(),
-                    q.as_str(),
-                    supported.join(", ")
-                ),
-                Target::config(pointer),
-            )
-            .label("vLLM refuses to start")
-            .help(format!("set dtype = \"{}\"", supported.last().copied().unwrap_or("bfloat16"))),
-        );
-    }
-    if let Some(ckpt) = d.arch.quant_method.as_deref() {
-        // vLLM probes "override" methods, so a gptq checkpoint may run as gptq_marlin.
-        let compatible =
-            q.as_str() == ckpt || q.as_str().starts_with(ckpt) || (ckpt == "mxfp4" && q.as_str() == "gpt_oss_mxfp4");
-        if !compatible {
+    let Some(user) = d.config.model.quantization else { return };
+    match &d.quantization {
+        Err(message) if message.starts_with("Quantization method specified in the model config") => {
+            let checkpoint = d.arch.quant_method.as_deref().unwrap_or("its own method");
             out.push(
                 RULE.finding(
-                    format!("the checkpoint is already quantized with {ckpt}, but quantization = \"{}\"", q.as_str()),
+                    format!(
+                        "the checkpoint is already quantized with {checkpoint}, but quantization = \"{}\"",
+                        user.as_str()
+                    ),
                     Target::config("/model/quantization"),
                 )
-                .label("vLLM refuses to start")
-                .help(format!("remove `quantization` (vLLM reads {ckpt} from the checkpoint) or set it to \"{ckpt}\"")),
+                .label(format!("vLLM refuses to start: \"{message}\""))
+                .help(format!("remove `quantization` (vLLM reads {checkpoint} from the checkpoint)")),
             );
         }
+        Ok(Some(method)) if !method.from_checkpoint => {
+            let Some(vllm_says) = dtype_refusal(&method.name, d.dtype.as_str()) else { return };
+            let pointer = if d.has("/model/dtype") { "/model/dtype" } else { "/model/quantization" };
+            let supported = act_dtypes(&method.name);
+            out.push(
+                RULE.finding(
+                    format!("{} quantization does not run in {}", method.name, d.dtype.as_str()),
+                    Target::config(pointer),
+                )
+                .label(format!("vLLM refuses to start: \"{vllm_says}\""))
+                .help(format!("set dtype = \"{}\"", supported.first().copied().unwrap_or("bfloat16"))),
+            );
+        }
+        _ => {}
     }
 }

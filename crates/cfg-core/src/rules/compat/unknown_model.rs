@@ -1,4 +1,3 @@
-use crate::catalog::MODELS;
 use crate::diagnostic::Target;
 use crate::rules::ConfigContext;
 use crate::suggest::nearest;
@@ -21,10 +20,10 @@ declare_rule! {
 
 fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let config = d.config;
-    if d.arch.catalog_id.is_some() || config.model.architecture.is_some() {
+    if d.arch.origin.is_some() || config.model.architecture.is_some() {
         return;
     }
-    let ids: Vec<String> = MODELS.iter().map(|m| m.id.to_string()).collect();
+    let ids: Vec<String> = crate::catalog::models().iter().map(|m| m.id.to_string()).collect();
     let mut f = RULE.finding(
         format!("model \"{}\" is not in the catalog and has no [model.architecture]", config.model.name),
         Target::config("/model/name"),

@@ -1,6 +1,7 @@
 use crate::diagnostic::Target;
 use crate::rules::{ConfigContext, SettingsContext};
 use crate::tree::escape_token;
+use crate::vllm::requests::{Answer, Route, answer};
 
 declare_rule! {
     /// # A request class does not fit in `max_model_len`
@@ -8,12 +9,26 @@ declare_rule! {
     /// **What:** a class's `input_tokens + output_tokens` is larger than the
     /// server's `max_model_len` (or the model's maximum when it is not set).
     ///
-    /// **Why:** vLLM answers every such request with HTTP 400 (`This model's
-    /// maximum context length is 8192 tokens...`) when the prompt alone is too
-    /// long, or silently clamps `max_tokens` so the output is shorter than the
-    /// test asked for. Either way the class the test claims to measure is
-    /// never measured, and it is usually the tail class that drives P99. The
-    /// SPEC's own example has this bug: tail = 8192 + 2048 > 8192.
+    /// **Why:** what vLLM 0.33 does depends on the case (its OpenAI server,
+    /// `renderers/params.py::TokenizeParams.__post_init__` and `_token_len_check`,
+    /// `entrypoints/serve/utils/api_utils.py::get_max_tokens`,
+    /// `sampling_params.py::_verify_args`):
+    /// - `output_tokens` above `max_model_len`: HTTP 400, `max_tokens=N cannot be
+    ///   greater than max_model_len=M. Please request fewer output tokens.`
+    /// - a prompt longer than the context: HTTP 400, `This model's maximum
+    ///   context length is M tokens. However, your prompt contains N input
+    ///   tokens, ...` (completions count a text prompt as "at least M+1");
+    /// - a prompt exactly as long as the context: HTTP 400, `max_tokens must be at
+    ///   least 1, got 0.`;
+    /// - otherwise vLLM silently clamps `max_tokens` to the room left, and the
+    ///   output is shorter than the test asked for; but the runner forces the
+    ///   output length (`min_tokens` = `max_tokens`, unless `force_output_length`
+    ///   is false), so after the clamp vLLM answers HTTP 400, `min_tokens must be
+    ///   less than or equal to max_tokens=R, got N.`
+    ///
+    /// Either way the class the test claims to measure is never measured as
+    /// written, and it is usually the tail class that drives P99. The SPEC's own
+    /// example has this bug: tail = 8192 + 2048 > 8192.
     ///
     /// **Example:** `"tail": {"input_tokens": 8192, "output_tokens": 2048}`
     /// against `max_model_len = 8192`.
@@ -26,19 +41,39 @@ declare_rule! {
 fn check(d: &ConfigContext<'_>, s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let settings = s.settings;
     let mml = d.batch.max_model_len;
-    let origin = if d.batch.max_model_len_explicit { "max_model_len" } else { "the model's maximum length" };
+    let origin = if d.batch.max_model_len_explicit {
+        "max_model_len"
+    } else if d.batch.max_model_len_auto {
+        "the max_model_len \"auto\" fits to the KV cache"
+    } else {
+        "the model's maximum length"
+    };
+    let route = if settings
+        .endpoint
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .ends_with("/chat/completions")
+    {
+        Route::Chat
+    } else {
+        Route::Completions
+    };
+    let forced = settings.force_output_length.unwrap_or(true);
     for (name, class) in &settings.request_distribution {
         let total = u64::from(class.input_tokens) + u64::from(class.output_tokens);
         if total <= u64::from(mml) {
             continue;
         }
-        let what = if class.input_tokens >= mml {
-            "the prompt alone fills the context: vLLM rejects every one of these requests with HTTP 400".to_string()
-        } else {
-            format!(
-                "vLLM clamps their output to {} tokens, so the class is not tested as written",
-                mml - class.input_tokens
-            )
+        let min_tokens = if forced { class.output_tokens } else { 0 };
+        let what = match answer(route, class.input_tokens, class.output_tokens, min_tokens, mml) {
+            Answer::Refused(message) => {
+                format!("vLLM answers every one of these requests with HTTP 400: \"{message}\"")
+            }
+            Answer::Served { max_tokens, .. } => format!(
+                "vLLM clamps their output to {max_tokens} tokens (force_output_length is false), so the class is not tested as written"
+            ),
         };
         let shorter = if class.output_tokens < mml {
             format!("input_tokens {} with output_tokens {}", mml - class.output_tokens, class.output_tokens)

@@ -54,6 +54,15 @@ fn check(d: &ConfigContext<'_>, s: &SettingsContext<'_>, out: &mut Vec<crate::di
             ),
             Target::config(pointer),
         )
-        .help(format!("lower max_num_seqs to about {fits}, use kv_cache_dtype = \"fp8\", or add GPU memory")),
+        .help(format!("lower max_num_seqs to about {fits}{}, or add GPU memory", fp8_advice(d))),
     );
+}
+
+/// ", use kv_cache_dtype = \"fp8\"" where an fp8 cache would start on this GPU.
+fn fp8_advice(d: &ConfigContext<'_>) -> &'static str {
+    let usable = d.config.model.kv_cache_dtype.is_none()
+        && d.gpu.as_ref().is_some_and(|g| {
+            crate::vllm::attention::fp8_kv_refusal(&d.arch, g, d.dtype, crate::model::KvCacheDtype::Fp8).is_none()
+        });
+    if usable { ", use kv_cache_dtype = \"fp8\"" } else { "" }
 }

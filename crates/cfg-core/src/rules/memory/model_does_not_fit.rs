@@ -8,7 +8,8 @@ declare_rule! {
     ///
     /// **What:** per GPU, the weights (divided by tensor x pipeline parallel
     /// size), the activation peak, non-torch memory and the CUDA-graph pool leave
-    /// nothing for the KV cache within `memory x gpu_memory_utilization`.
+    /// at most one KV block within `memory x gpu_memory_utilization` (vLLM
+    /// fails when the KV memory is at most one block's bytes).
     ///
     /// **Why:** when the weights alone exceed the GPU's memory, vLLM runs out of memory
     /// loading them (`torch.OutOfMemoryError`, which vLLM does not wrap); when the
@@ -31,7 +32,7 @@ declare_rule! {
 fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     let config = d.config;
     let (Ok(r), Some(gpu)) = (&d.memory, &d.gpu) else { return };
-    if r.kv_cache_bytes > 0.0 && r.num_gpu_blocks > 0 {
+    if !r.no_cache_memory() && r.weights_bytes <= r.gpu_total_bytes {
         return;
     }
     let mut fixes = Vec::new();
@@ -66,7 +67,7 @@ fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
                 r.gpu,
                 gib(short.max(0.0))
             ),
-            "vLLM would stop with \"No available memory for the cache blocks\"",
+            "vLLM would stop with \"No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.\"",
         )
     };
     let pointer = if d.has("/model/gpu_memory_utilization") { "/model/gpu_memory_utilization" } else { "/model/name" };

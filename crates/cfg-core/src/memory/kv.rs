@@ -1,0 +1,173 @@
+//! How vLLM 0.33 lays out the KV cache (`v1/core/kv_cache_planning.py`,
+//! `v1/kv_cache_interface.py`): layers are grouped by attention kind, all groups
+//! draw blocks from one pool whose block is the largest group's page, and a
+//! request holds blocks in every group: a whole-context share in full-attention
+//! groups, a window's worth in sliding-window groups, a fixed few in
+//! linear-attention (Mamba-style) groups. So the token count vLLM prints follows
+//! `blocks x block_size` only for models whose every layer attends fully.
+
+use crate::model::KvCacheDtype;
+use crate::resolve::{Arch, ResolvedDtype};
+
+/// vLLM's default KV block size on CUDA.
+pub const BLOCK_SIZE: u64 = 16;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Full,
+    /// Attends within this many tokens.
+    Sliding(u32),
+    /// A fixed recurrent state per request: 3 blocks with prefix caching
+    /// ("align" mode: 2 plus a prefill checkpoint for Qwen's GDN), else 1.
+    Linear,
+}
+
+/// The KV cache layout of one GPU.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    /// Tokens per block (raised above 16 for linear-attention hybrids, so that an
+    /// attention page holds at least a Mamba state).
+    pub block_size: u64,
+    /// Bytes of one block in the shared pool.
+    pub bytes_per_block: f64,
+    /// KV bytes one token costs across the GPU's full-attention layers (what a
+    /// request pays per token of context).
+    pub bytes_per_token: f64,
+    groups: Vec<Kind>,
+    in_flight_tokens: u64,
+    prefix_caching: bool,
+}
+
+impl Layout {
+    /// Blocks one request of `len` tokens holds (`max_memory_usage_bytes` over the
+    /// groups, in pages).
+    pub fn blocks_per_request(&self, len: u64) -> u64 {
+        let bs = self.block_size;
+        self.groups
+            .iter()
+            .map(|kind| match kind {
+                Kind::Full => len.div_ceil(bs),
+                Kind::Sliding(w) => (u64::from(*w) - 1 + self.in_flight_tokens).min(len).div_ceil(bs) + 1,
+                Kind::Linear => {
+                    if self.prefix_caching {
+                        3
+                    } else {
+                        1
+                    }
+                }
+            })
+            .sum::<u64>()
+            .max(1)
+    }
+
+    /// The longest request `available` bytes hold beside the null block (vLLM's
+    /// binary search in `_estimate_max_model_len_from_groups`), up to `limit`.
+    pub fn longest_request(&self, available: f64, limit: u64) -> u64 {
+        let room = available - self.bytes_per_block;
+        let fits = |len: u64| self.bytes_per_block * self.blocks_per_request(len) as f64 <= room;
+        if !fits(1) {
+            return 0;
+        }
+        let (mut lo, mut hi) = (1u64, limit.max(1));
+        if fits(hi) {
+            return hi;
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}
+
+/// The layout for `layers_here` layers of `arch` on one of `tp` tensor-parallel
+/// GPUs. `None` when the architecture lacks the sizes it needs (the name of the
+/// missing field).
+pub fn layout(
+    arch: &Arch,
+    layers_here: u32,
+    tp: u32,
+    kv_dtype: Option<KvCacheDtype>,
+    model_dtype: ResolvedDtype,
+    max_num_batched_tokens: u32,
+    prefix_caching: bool,
+) -> Result<Layout, &'static str> {
+    let elem = kv_dtype.and_then(KvCacheDtype::bytes).unwrap_or(model_dtype.bytes());
+    let per_token_per_layer = match arch.kv_lora_rank {
+        // Latent attention caches one compressed vector per token, on every GPU.
+        Some(rank) => match kv_dtype {
+            Some(KvCacheDtype::Fp8DsMla) => 656.0,
+            Some(KvCacheDtype::Nvfp4DsMla) => 352.0,
+            _ => f64::from(rank + arch.qk_rope_head_dim.unwrap_or(64)) * elem,
+        },
+        None => {
+            let kv_heads = arch.kv_heads().ok_or("num_key_value_heads")?;
+            let head_dim = arch.head_dim().ok_or("head_dim")?;
+            // Each GPU holds its share of the KV heads, at least one.
+            let per_rank = (kv_heads / tp.max(1)).max(1);
+            2.0 * f64::from(per_rank) * f64::from(head_dim) * elem
+        }
+    };
+    let share = |n: u32| {
+        (u64::from(n) * u64::from(layers_here))
+            .div_ceil(u64::from(arch.num_hidden_layers.unwrap_or(layers_here).max(1))) as u32
+    };
+    let (full, sliding, linear) = match (arch.layer_kinds, arch.sliding_window) {
+        (Some(k), _) => (share(k.full), share(k.sliding), share(k.linear)),
+        // A window on every layer (Mistral-7B-v0.1): one sliding group.
+        (None, Some(_)) => (0, layers_here, 0),
+        (None, None) => (layers_here, 0, 0),
+    };
+    let window = arch.sliding_window.unwrap_or(u32::MAX);
+    let buckets: Vec<(Kind, u32)> = [(Kind::Full, full), (Kind::Sliding(window), sliding), (Kind::Linear, linear)]
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    if buckets.is_empty() {
+        return Err("num_hidden_layers");
+    }
+    // `_get_kv_cache_groups_uniform_page_size`: groups of the smallest bucket's
+    // size (or the largest's, when within 1.5x of it); a bucket splits into
+    // cdiv(layers, group_size) groups.
+    let min = buckets.iter().map(|b| b.1).min().unwrap_or(1);
+    let max = buckets.iter().map(|b| b.1).max().unwrap_or(1);
+    let group_size = if f64::from(max) < 1.5 * f64::from(min) { max } else { min };
+    let mut groups = Vec::new();
+    for (kind, n) in &buckets {
+        groups.extend(std::iter::repeat_n(*kind, n.div_ceil(group_size) as usize));
+    }
+    let mut block_size = BLOCK_SIZE;
+    if linear > 0
+        && let Some(state) = linear_state_bytes(arch, tp, elem)
+    {
+        // `_align_hybrid_block_size`: attention pages grow to hold a state.
+        let per_block_token = per_token_per_layer;
+        block_size = ((state / per_block_token).ceil() as u64).div_ceil(BLOCK_SIZE).max(1) * BLOCK_SIZE;
+    }
+    let attention_layers = full + sliding;
+    Ok(Layout {
+        block_size,
+        bytes_per_block: f64::from(group_size) * per_token_per_layer * block_size as f64,
+        bytes_per_token: per_token_per_layer * f64::from(attention_layers.max(1)),
+        groups,
+        // Two batches in flight (async scheduling): 2 x max_num_batched_tokens.
+        in_flight_tokens: 2 * u64::from(max_num_batched_tokens),
+        prefix_caching,
+    })
+}
+
+/// One linear-attention layer's state per request (Qwen3-Next / Qwen3.5 gated
+/// delta net): the recurrent state (value heads x key dim x value dim) and the
+/// convolution's last `kernel - 1` inputs, at the model's dtype, split by TP.
+fn linear_state_bytes(arch: &Arch, tp: u32, elem: f64) -> Option<f64> {
+    let l = arch.linear.as_ref()?;
+    let tp = f64::from(tp.max(1));
+    let state = f64::from(l.value_heads) * f64::from(l.key_dim) * f64::from(l.value_dim);
+    let conv = f64::from(2 * l.key_heads * l.key_dim + l.value_heads * l.value_dim)
+        * f64::from(l.conv_kernel.saturating_sub(1));
+    Some((state + conv) / tp * elem)
+}
