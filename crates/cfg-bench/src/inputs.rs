@@ -57,7 +57,8 @@ pub fn lint(settings: &Path, server: Option<&Path>) -> Result<Linted, Refused> {
     }
     // The two files are named for what they are: they are a pair wherever they live.
     let pairs = if server.is_some() { vec![(1, 0)] } else { Vec::new() };
-    let report = cfg_core::lint(&inputs, &Options { pairs, ..Options::default() });
+    let models = found_models(&inputs);
+    let report = cfg_core::lint(&inputs, &Options { pairs, models, ..Options::default() });
     check(&inputs, &report)?;
     let settings_text = inputs[0].source.text.clone();
     let settings = report.settings.ok_or_else(|| format!("{} is not a settings file", settings.display()))?;
@@ -72,7 +73,7 @@ pub fn lint(settings: &Path, server: Option<&Path>) -> Result<Linted, Refused> {
 /// Reads and lints a server config alone (the simulator's input).
 pub fn lint_config(path: &Path) -> Result<ServerConfig, Refused> {
     let inputs = [Input::new(FileKind::Config, path.display().to_string(), read(path)?)];
-    let report = cfg_core::lint(&inputs, &Options::default());
+    let report = cfg_core::lint(&inputs, &Options { models: found_models(&inputs), ..Options::default() });
     check(&inputs, &report)?;
     report.config.ok_or_else(|| format!("{} is not a config.toml", path.display()).into())
 }
@@ -108,4 +109,33 @@ pub fn read_key(settings: &LoadTestSettings) -> Result<Option<String>, String> {
             "${var} is not set; export the API key in it before running (settings.json names the variable, never the key)"
         )),
     }
+}
+
+/// The model's own files where this machine has them (a local folder or the
+/// Hugging Face cache; never the network), read as cfg-lint reads them, so the
+/// runner's checks and its simulator see the architecture cfg-lint sees.
+pub fn find_model(name: &str) -> Option<cfg_core::resolve::Arch> {
+    let lookup = cfg_models::Lookup { name: name.to_string(), ..cfg_models::Lookup::default() };
+    match cfg_models::find(&lookup, &cfg_models::Env::from_process()) {
+        Ok(Some(files)) => {
+            cfg_core::hf::read_model(&files.config_json, files.safetensors_index.as_deref(), &files.origin)
+                .map_err(|e| eprintln!("note: {}: {e}; using the catalog", files.origin))
+                .ok()
+        }
+        Ok(None) => None,
+        Err(e) => {
+            eprintln!("note: {e}; using the catalog");
+            None
+        }
+    }
+}
+
+fn found_models(inputs: &[Input]) -> Vec<(String, cfg_core::resolve::Arch)> {
+    inputs
+        .iter()
+        .filter(|i| i.kind == FileKind::Config)
+        .filter_map(|i| cfg_core::parse::parse_toml(&i.source.text).ok())
+        .filter_map(|tree| tree.locate("/model/name").and_then(|l| l.node.to_json().as_str().map(str::to_string)))
+        .filter_map(|name| find_model(&name).map(|arch| (name, arch)))
+        .collect()
 }

@@ -121,7 +121,8 @@ pub async fn start(
     trace: Option<std::path::PathBuf>,
     key: Option<String>,
 ) -> Result<(SimHandle, Vec<String>), String> {
-    let instance = cfg_core::sim::instance(config)?;
+    let found = crate::inputs::find_model(&config.model.name);
+    let instance = cfg_core::sim::instance_with(config, found.as_ref())?;
     let mut notes = instance.assumptions.clone();
     let from_env = key.is_none();
     let key = if !from_env {

@@ -15,6 +15,8 @@ fn repo() -> PathBuf {
 fn bench() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_cfg-bench"));
     c.current_dir(repo()).env_remove("VLLM_INTERNAL_KEY").env_remove("GATEWAY_API_KEY");
+    // The developer's own Hugging Face cache must not change what a test sees.
+    c.env_remove("HF_HOME").env("HF_HUB_CACHE", std::env::temp_dir().join("cfg-bench-tests-no-hf-cache"));
     c
 }
 

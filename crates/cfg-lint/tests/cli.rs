@@ -9,7 +9,20 @@ fn repo() -> PathBuf {
 }
 
 fn cfg_lint(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cfg-lint")).args(args).current_dir(repo()).env_remove("NO_COLOR").output().unwrap()
+    cfg_lint_with(args, &[])
+}
+
+/// cfg-lint with the Hugging Face environment of the test only: the developer's
+/// own cache (and token) must not change what a test sees.
+fn cfg_lint_with(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cfg-lint"));
+    cmd.args(args).current_dir(repo()).env_remove("NO_COLOR");
+    for var in ["HF_HOME", "HF_ENDPOINT", "HF_TOKEN", "XDG_CACHE_HOME"] {
+        cmd.env_remove(var);
+    }
+    cmd.env("HF_HUB_CACHE", std::env::temp_dir().join("cfg-lint-tests-no-hf-cache"));
+    cmd.envs(env.iter().copied());
+    cmd.output().unwrap()
 }
 
 fn stdout(o: &Output) -> String {
@@ -292,4 +305,75 @@ fn advice_can_be_followed() {
     // sarif and github are refused where they mean nothing.
     assert_eq!(cfg_lint(&["memory", "examples/config.toml", "--format", "sarif"]).status.code(), Some(2));
     assert_eq!(cfg_lint(&["rules", "--format", "github"]).status.code(), Some(2));
+}
+
+/// A Llama-shaped model no catalog has, and its index: 16,060,522,496 bytes.
+const ACME_CONFIG: &str = r#"{"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"vocab_size":128256,"max_position_embeddings":131072,"rope_theta":500000.0,"torch_dtype":"bfloat16"}"#;
+const ACME_INDEX: &str = r#"{"metadata":{"total_size":16060522496},"weight_map":{}}"#;
+
+fn acme_config(dir: &std::path::Path) -> String {
+    let path = dir.join("config.toml");
+    std::fs::write(&path, "[server]\nhost = \"10.0.0.9\"\napi_key = \"${VLLM_INTERNAL_KEY}\"\n[model]\nname = \"acme/chat-8b\"\nmax_model_len = 8192\n[hardware]\ngpu = \"H100-80GB\"\n").unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_model_in_the_hugging_face_cache_is_checked_with_its_own_files() {
+    let dir = scratch("hf-cache");
+    let snapshot = dir.join("hub/models--acme--chat-8b/snapshots/0123abcd");
+    std::fs::create_dir_all(&snapshot).unwrap();
+    std::fs::write(snapshot.join("config.json"), ACME_CONFIG).unwrap();
+    std::fs::write(snapshot.join("model.safetensors.index.json"), ACME_INDEX).unwrap();
+    std::fs::create_dir_all(dir.join("hub/models--acme--chat-8b/refs")).unwrap();
+    std::fs::write(dir.join("hub/models--acme--chat-8b/refs/main"), "0123abcd").unwrap();
+    let config = acme_config(&dir);
+    let hub = dir.join("hub");
+    let env = [("HF_HUB_CACHE", hub.to_str().unwrap())];
+    let check = cfg_lint_with(&["check", &config], &env);
+    assert!(!stdout(&check).contains("CFG312"), "{}", stdout(&check));
+    assert!(stdout(&check).contains("CFG204"), "the memory fit ran: {}", stdout(&check));
+    let memory = stdout(&cfg_lint_with(&["memory", &config], &env));
+    assert!(memory.contains("snapshots/0123abcd/config.json"), "{memory}");
+    assert!(memory.contains("weights exact, from the checkpoint's model.safetensors.index.json"), "{memory}");
+    // Without the cache: one message with the three ways to give the model.
+    let nowhere = stdout(&cfg_lint(&["check", &config]));
+    assert!(
+        nowhere.contains("CFG312")
+            && nowhere.contains("--model-config")
+            && nowhere.contains("--fetch")
+            && nowhere.contains("huggingface-cli download acme/chat-8b"),
+        "{nowhere}"
+    );
+    // --model-config names the folder directly.
+    let explicit = stdout(&cfg_lint(&["memory", &config, "--model-config", snapshot.to_str().unwrap()]));
+    assert!(explicit.contains("weights exact"), "{explicit}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn fetch_reads_a_hub_shaped_server_and_never_shows_the_token() {
+    let dir = scratch("hf-fetch");
+    let (endpoint, seen) = cfg_models::test_hub::hub(vec![
+        ("/acme/chat-8b/resolve/main/config.json", ACME_CONFIG),
+        ("/acme/chat-8b/resolve/main/model.safetensors.index.json", ACME_INDEX),
+    ]);
+    let config = acme_config(&dir);
+    let hub = dir.join("hub");
+    let env = [
+        ("HF_HUB_CACHE", hub.to_str().unwrap()),
+        ("HF_ENDPOINT", endpoint.as_str()),
+        ("HF_TOKEN", "hf_TestTokenValue123"),
+    ];
+    let offline = cfg_lint_with(&["check", &config], &env);
+    assert!(stdout(&offline).contains("CFG312"), "no network unless asked");
+    assert!(seen.lock().unwrap().is_empty(), "a lint without --fetch asked the Hub");
+    let fetched = cfg_lint_with(&["check", "--fetch", &config], &env);
+    let all = format!("{}{}", stdout(&fetched), String::from_utf8_lossy(&fetched.stderr));
+    assert!(!all.contains("CFG312") && all.contains("CFG204"), "{all}");
+    assert!(!all.contains("hf_TestTokenValue123"), "the token was printed: {all}");
+    assert!(seen.lock().unwrap().iter().any(|r| r.contains("Bearer hf_TestTokenValue123")), "the token was not sent");
+    // The cache now holds it: the next run needs no network.
+    let cached = std::fs::read_dir(hub.join("models--acme--chat-8b/snapshots")).unwrap().count();
+    assert_eq!(cached, 1);
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -10,6 +10,8 @@
 mod cache;
 mod hub;
 mod local;
+#[cfg(feature = "test-hub")]
+pub mod test_hub;
 
 use std::path::PathBuf;
 

@@ -2,11 +2,9 @@
 //! cache laid out as huggingface_hub lays it out, and a Hub-shaped server on
 //! 127.0.0.1 (pointed at by HF_ENDPOINT); no test reaches the internet.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
+use cfg_models::test_hub::hub;
 use cfg_models::{Env, Lookup, find, not_found_help};
 
 const CONFIG: &str = r#"{"model_type":"qwen2","hidden_size":3584,"num_hidden_layers":28}"#;
@@ -66,45 +64,6 @@ fn the_cache_is_read_at_the_revision_refs_main_names() {
     let home = Env { hf_home: Some(root.parent().unwrap().to_path_buf()), ..Env::default() };
     assert_eq!(home.cache_root().unwrap(), root.parent().unwrap().join("hub"));
     assert!(not_found_help("x/y", &env).contains("--fetch"));
-}
-
-/// A server on 127.0.0.1 that answers like the Hub: /ORG/NAME/resolve/main/FILE,
-/// with the revision in x-repo-commit; records the Authorization header it saw.
-fn hub(files: Vec<(&'static str, &'static str)>) -> (String, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = seen.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
-            let mut auth = String::new();
-            loop {
-                let mut h = String::new();
-                if reader.read_line(&mut h).unwrap() == 0 || h == "\r\n" {
-                    break;
-                }
-                if h.to_ascii_lowercase().starts_with("authorization:") {
-                    auth = h.trim().to_string();
-                }
-            }
-            log.lock().unwrap().push(format!("{path} {auth}"));
-            let body = files.iter().find(|(p, _)| path == *p).map(|(_, b)| *b);
-            let mut out = stream;
-            let reply = match body {
-                Some(b) => format!(
-                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nx-repo-commit: c0ffee42\r\nconnection: close\r\n\r\n{b}",
-                    b.len()
-                ),
-                None => "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_string(),
-            };
-            let _ = out.write_all(reply.as_bytes());
-        }
-    });
-    (format!("http://{addr}"), seen)
 }
 
 #[test]

@@ -32,6 +32,11 @@ pub struct Instance {
 
 /// Builds the simulated instance from the same memory model the linter uses.
 pub fn instance(config: &ServerConfig) -> Result<Instance, String> {
+    instance_with(config, None)
+}
+
+/// [`instance`] with the model's own files when the caller found them.
+pub fn instance_with(config: &ServerConfig, found: Option<&crate::arch::Arch>) -> Result<Instance, String> {
     let mut assumptions = Vec::new();
     let gpu = match resolve::gpu(config) {
         Some(g) => g,
@@ -42,11 +47,11 @@ pub fn instance(config: &ServerConfig) -> Result<Instance, String> {
             resolve::gpu(&c).ok_or("the default GPU is missing from the catalog")?
         }
     };
-    let arch = resolve::arch(config);
+    let arch = resolve::arch_with(config, found);
     let report = memory::estimate_with(config, &gpu, &arch).map_err(|m| match m {
         memory::Missing::Gpu => "the simulator needs a GPU: add [hardware] gpu".to_string(),
         memory::Missing::Architecture(f) => {
-            format!("the simulator needs the model's `{f}`: use a catalog model or add [model.architecture]")
+            format!("the simulator needs the model's `{f}`: use a catalog model, have its config.json in the Hugging Face cache, or add [model.architecture]")
         }
         memory::Missing::Value(f) => format!("`{f}` is not a usable number: run `cfg-lint check`"),
     })?;
@@ -72,7 +77,8 @@ pub fn instance(config: &ServerConfig) -> Result<Instance, String> {
         engine: EngineConfig {
             max_num_seqs: batch.max_num_seqs,
             max_num_batched_tokens: batch.max_num_batched_tokens,
-            max_model_len: batch.max_model_len,
+            // "auto" serves the length vLLM fits to the cache.
+            max_model_len: report.max_model_len,
             chunked_prefill: config.chunked_prefill(),
             priority_scheduling: matches!(
                 config.batching().scheduling_policy,

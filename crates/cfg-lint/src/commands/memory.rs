@@ -96,6 +96,7 @@ pub fn run(
         return Ok(0);
     }
     let _ = write!(io.out, "{}", table(&memory));
+    let _ = write!(io.out, "{}", sources(cfg, &memory));
     let fits = memory.fits();
     let _ = writeln!(
         io.out,
@@ -156,13 +157,46 @@ pub fn table(r: &MemoryReport) -> String {
         Limit::Model => format!("the model's maximum; the KV cache would hold {}", r.largest_fitting_max_model_len),
     };
     out.push_str(&format!(
-        "\n  KV cache: {:.0} bytes/token, {} blocks of 16 = {} tokens\n  max concurrency at max_model_len {}: {:.2}x (one request needs {})\n  largest max_model_len: {largest} ({because})\n",
+        "\n  KV cache: {:.0} bytes/token, {} blocks of {} tokens; one request of {} holds {} blocks: {} tokens\n  max concurrency at max_model_len {}: {:.2}x (one request needs {})\n  largest max_model_len: {largest} ({because})\n",
         r.kv_bytes_per_token,
         r.num_gpu_blocks,
+        r.block_size,
+        r.max_model_len,
+        r.blocks_per_request,
         r.kv_capacity_tokens,
         r.max_model_len,
         r.max_concurrency,
         gib(r.max_len_request_bytes),
     ));
     out
+}
+
+/// Where each figure came from: the model's files or the catalog, the weights
+/// exact or estimated, the GPU's total as reported or as written.
+fn sources(config: &cfg_core::model::ServerConfig, r: &MemoryReport) -> String {
+    let model = r.architecture_source.as_deref().unwrap_or("[model.architecture] in the config");
+    let weights = match r.weights_source {
+        cfg_core::memory::WeightSource::Index => {
+            "exact, from the checkpoint's model.safetensors.index.json".to_string()
+        }
+        cfg_core::memory::WeightSource::Estimated if r.weight_bytes_per_param < 2.0 => format!(
+            "estimated from the parameter count: {:.3} bytes per quantized parameter, embeddings at 16 bits (no safetensors index found)",
+            r.weight_bytes_per_param
+        ),
+        cfg_core::memory::WeightSource::Estimated => {
+            format!(
+                "estimated from the parameter count at {:.0} bytes each (no safetensors index found)",
+                r.weight_bytes_per_param
+            )
+        }
+    };
+    let total = if config.hardware.as_ref().is_some_and(|h| h.memory_gib.is_some()) {
+        "as [hardware] memory_gib states it"
+    } else {
+        "as the device reports it (catalog)"
+    };
+    format!(
+        "\n  sources: architecture from {model}\n           weights {weights}\n           GPU total {} {total}\n           activations, non-torch and CUDA graphs: formulas fitted on real vLLM logs (tests/memory-logs)\n",
+        gib(r.gpu_total_bytes)
+    )
 }

@@ -3,18 +3,23 @@ use crate::rules::ConfigContext;
 use crate::suggest::nearest;
 
 declare_rule! {
-    /// # Model not in the catalog and no architecture given
+    /// # The model's architecture was found nowhere
     ///
-    /// **What:** `model.name` is not one of the catalog's models and
-    /// `[model.architecture]` does not describe it.
+    /// **What:** `model.name` is not a catalog model, its config.json was not
+    /// given or found (a local folder, the Hugging Face cache, the Hub when asked),
+    /// and `[model.architecture]` does not describe it.
     ///
-    /// **Why:** the memory fit, the tensor-parallel divisibility and the
-    /// context-length checks need the architecture (parameters, layers, heads).
+    /// **Why:** the memory fit, the tensor-parallel divisibility, the context
+    /// length and the quantization checks need the architecture (layers, heads,
+    /// sizes, its own quantization). Without it they do not run.
     ///
     /// **Example:** `name = "/models/my-finetune"`
     ///
-    /// **Fix:** add `[model.architecture]` with the numbers from the model's
-    /// config.json, or pass `--model-config path/to/config.json`.
+    /// **Fix:** give the model's config.json: `cfg-lint --model-config PATH`
+    /// (a config.json or the model's folder), have it in the Hugging Face cache
+    /// (`huggingface-cli download ORG/NAME config.json`), or add `--fetch` to
+    /// read it from the Hub (honouring `HF_ENDPOINT` and `HF_TOKEN`); in the web
+    /// app, drop the config.json on the page.
     pub static RULE = { code: "CFG312", name: "unknown-model", severity: Info, config }
 }
 
@@ -24,13 +29,20 @@ fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     let ids: Vec<String> = crate::catalog::models().iter().map(|m| m.id.to_string()).collect();
-    let mut f = RULE.finding(
-        format!("model \"{}\" is not in the catalog and has no [model.architecture]", config.model.name),
-        Target::config("/model/name"),
+    let name = &config.model.name;
+    let mut f = RULE
+        .finding(
+            format!("no config.json for \"{name}\": not in the catalog, not given, not in the Hugging Face cache"),
+            Target::config("/model/name"),
+        )
+        .label("the memory, length and quantization checks need the model's architecture");
+    let ways = format!(
+        "pass --model-config PATH (a config.json or the model's folder), download it into the Hugging Face cache \
+         (huggingface-cli download {name} config.json), or add --fetch to read it from the Hub"
     );
-    f = match nearest(&config.model.name, &ids) {
-        Some(best) => f.help(format!("did you mean \"{best}\"? Otherwise add [model.architecture] from the model's config.json")),
-        None => f.help("add [model.architecture] with num_parameters, num_hidden_layers, num_attention_heads, num_key_value_heads, hidden_size, vocab_size and max_position_embeddings from the model's config.json"),
+    f = match nearest(name, &ids) {
+        Some(best) => f.help(format!("did you mean \"{best}\"? Otherwise {ways}")),
+        None => f.help(ways),
     };
     out.push(f);
 }
