@@ -302,23 +302,71 @@ def check_serving(env: Env, server: Server, config: Path) -> list[str]:
     return failures
 
 
-def oversized_max_tokens(env: Env, server: Server, config: Path) -> str:
-    """Settles what the references disagree on: does vLLM clamp a max_tokens beyond the
-    context (the 0.33 reference) or refuse it (the 0.32 recipe)?"""
-    mml = config_int(config, "max_model_len")
-    body = {"model": "tiny", "messages": [{"role": "user", "content": "hi"}], "max_tokens": mml + 1000}
-    status, text = http(server.base + "/v1/chat/completions", env.key, timeout=60, body=body)
-    if status == 0:
-        raise RuntimeError(f"the server did not answer a max_tokens probe: {text}")
-    what = "clamps it (answers 200)" if status == 200 else f"refuses it with HTTP {status}"
-    try:
-        message = json.loads(text)["error"]["message"].split(". ")[0]
-    except (ValueError, KeyError, TypeError):
-        message = ""
-    log(f"max_tokens {mml + 1000} on max_model_len {mml}: {what}")
-    return f"- `max_tokens` beyond `max_model_len` ({mml + 1000} > {mml}): vLLM {vllm_version(env)} {what}" + (
-        f": \"{message}\"" if message else ""
-    ) + ". The 0.33 reference says 0.33 clamps; the simulator and CFG501 follow 0.33."
+# CFG501's cases: (what, prompt tokens, output tokens), M = the server's max_model_len.
+LENGTH_CASES = [
+    ("prompt longer than the context", lambda m: m + 1, lambda m: 16),
+    ("prompt that fills the context", lambda m: m, lambda m: 16),
+    ("max_tokens beyond max_model_len", lambda m: 16, lambda m: m + 1000),
+    ("forced output length past the context", lambda m: m - 100, lambda m: 200),
+    ("a request that fits", lambda m: 100, lambda m: 50),
+]
+
+
+def predicted_answer(env: Env, config: Path, port: int, prompt: int, output: int) -> tuple[int, str]:
+    """What cfg-lint says vLLM answers a class of these lengths (CFG501's label): the
+    status and vLLM's message, or 200 when CFG501 does not fire."""
+    path = env.work / f"cfg501-{prompt}-{output}.json"
+    s = settings(port, 1, 10, {"probe": {"weight": 1.0, "input_tokens": prompt, "output_tokens": output}}, 0)
+    s["endpoint"] = f"http://127.0.0.1:{port}/v1/completions"
+    path.write_text(json.dumps(s))
+    out = subprocess.run(
+        [env.bin / "cfg-lint", "check", "-f", "json", "--model-config", env.model_dir / "config.json", "--pair", f"{config},{path}"],
+        capture_output=True,
+        text=True,
+    )
+    report = json.loads(out.stdout)
+    for d in report["diagnostics"]:
+        if d["code"] == "CFG501":
+            label = d.get("label", "")
+            m = re.search(r'HTTP 400: "(.*)"$', label)
+            return 400, (m.group(1) if m else label)
+    return 200, ""
+
+
+def length_answers(env: Env, server: Server, config: Path) -> tuple[list[str], list[str], list[str]]:
+    """CFG501 against the real server: each case's request is sent as cfg-bench sends a
+    forced output length (max_tokens = min_tokens, ignore_eos), with a prompt of exactly
+    that many token ids; vLLM's status and message beside cfg-lint's prediction."""
+    m = config_int(config, "max_model_len")
+    port = int(server.base.rsplit(":", 1)[1])
+    rows = ["| case | prompt + output tokens | cfg-lint (CFG501) predicts | vLLM answered | agree? |", "|---|---|---|---|---|"]
+    failures: list[str] = []
+    notes: list[str] = []
+    for what, p_of, o_of in LENGTH_CASES:
+        prompt, output = p_of(m), o_of(m)
+        want_status, want_message = predicted_answer(env, config, port, prompt, output)
+        body = {"model": "tiny", "prompt": [100] * prompt, "max_tokens": output, "min_tokens": output, "ignore_eos": True}
+        status, text = http(server.base + "/v1/completions", env.key, timeout=120, body=body)
+        if status == 0:
+            raise RuntimeError(f"the server did not answer the {what} probe: {text}")
+        try:
+            message = json.loads(text)["error"]["message"] if status != 200 else ""
+        except (ValueError, KeyError, TypeError):
+            message = text[:300]
+        same_status = status == want_status
+        same_message = message == want_message
+        if not same_status:
+            failures.append(f"CFG501 {what}: cfg-lint predicts HTTP {want_status}, vLLM answered {status}: {message}")
+        elif not same_message:
+            notes.append(
+                f"- CFG501, {what}: vLLM {vllm_version(env)} says \"{message}\"; cfg-lint quotes 0.33's \"{want_message}\""
+            )
+        predicted = f"{want_status}" + (f": `{want_message}`" if want_message else "")
+        answered = f"{status}" + (f": `{message}`" if message else "")
+        verdict = "yes" if same_status and same_message else ("status only (message differs by version)" if same_status else "**NO**")
+        rows.append(f"| {what} | {prompt} + {output} (max_model_len {m}) | {predicted} | {answered} | {verdict} |")
+        log(f"CFG501 {what}: predicted {want_status}, vLLM {status} {message[:100]}")
+    return failures, rows, notes
 
 
 # --------------------------------------------------------------------------- parts 3 and 4
@@ -613,7 +661,13 @@ def main() -> int:
         failures.append(f"{main_case.path.name} did not start: {verdicts[main_case.path.name]['error']}")
     else:
         failures += check_serving(env, main_server, main_case.path)
-        version_notes.append(oversized_max_tokens(env, main_server, main_case.path))
+        try:
+            f, rows, n = length_answers(env, main_server, main_case.path)
+        except Exception as e:  # noqa: BLE001 - reported as a failure with its reason
+            f, rows, n = [f"CFG501 probes: {e}"], [f"failed: {e}"], []
+        failures += f
+        version_notes += n
+        sections += ["## Requests vLLM refuses: CFG501's cases against the server", "", *rows, ""]
         for name, part in (("Measurement: cfg-bench run, two request classes", part3), ("Agreement: vllm bench serve and cfg-bench run, alternating", part4)):
             try:
                 f, rows = part(env, main_server, main_case.path)

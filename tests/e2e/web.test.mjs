@@ -18,10 +18,13 @@ const shots = join(root, 'artifacts', 'e2e');
 mkdirSync(shots, { recursive: true });
 const read = (p) => readFileSync(join(root, p), 'utf8');
 
-function startServe() {
+function startServe(env = {}) {
   const runs = join(tmpdir(), `cfg-e2e-runs-${process.pid}`);
   // Port 0: the system picks a free one, and serve prints the URL it got.
-  const child = spawn(process.env.CFG_BENCH, ['serve', '--port', '0', '--runs-dir', runs, '--web-dir', join(root, 'web/dist')], { cwd: root });
+  // The developer's own Hugging Face cache must not change what the page sees.
+  const childEnv = { ...process.env, HF_HUB_CACHE: join(tmpdir(), 'cfg-e2e-no-hf-cache'), ...env };
+  delete childEnv.HF_TOKEN;
+  const child = spawn(process.env.CFG_BENCH, ['serve', '--port', '0', '--runs-dir', runs, '--web-dir', join(root, 'web/dist')], { cwd: root, env: childEnv });
   return new Promise((ok, fail) => {
     let out = '';
     child.stdout.on('data', (d) => {
@@ -126,5 +129,54 @@ test('the page validates, imports, exports and runs a load test', { timeout: 180
     child.kill('SIGINT');
     writeFileSync(join(shots, 'figures.json'), JSON.stringify(figures, null, 2));
     console.log('browser figures:', JSON.stringify(figures));
+  }
+});
+
+// A model no catalog has: the page reads its own config.json, fetched through
+// cfg-bench serve from this machine's Hugging Face cache, or chosen on the page.
+const ACME = JSON.stringify({
+  architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 4096, intermediate_size: 14336,
+  num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 8, vocab_size: 128256,
+  max_position_embeddings: 131072, rope_theta: 500000.0, torch_dtype: 'bfloat16',
+});
+
+test('the page checks a model by its own config.json', { timeout: 120_000 }, async () => {
+  const cache = join(tmpdir(), `cfg-e2e-hf-${process.pid}`);
+  const snap = join(cache, 'models--acme--chat-8b', 'snapshots', 'abc123');
+  mkdirSync(snap, { recursive: true });
+  mkdirSync(join(cache, 'models--acme--chat-8b', 'refs'), { recursive: true });
+  writeFileSync(join(snap, 'config.json'), ACME);
+  writeFileSync(join(snap, 'model.safetensors.index.json'), '{"metadata":{"total_size":16060522496},"weight_map":{}}');
+  writeFileSync(join(cache, 'models--acme--chat-8b', 'refs', 'main'), 'abc123');
+  const { child, url } = await startServe({ HF_HUB_CACHE: cache });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await page.goto(url);
+    await page.waitForSelector('main[data-ready="true"]');
+    const config = read('examples/config.toml').replace(/^name = ".*"$/m, 'name = "acme/chat-8b"');
+    await page.click('#tab-config');
+    await page.fill('#text-config', config);
+    await page.click('#tab-form');
+    await page.waitForSelector('#diagnostics li[data-code="CFG312"]');
+    // Fetched through the server, from its cache: the architecture is known, CFG312 goes.
+    await page.click('#fetch-model-config');
+    await page.waitForSelector('#diagnostics li[data-code="CFG312"]', { state: 'detached' });
+    assert.match(await page.innerText('#model-files-note'), /snapshots\/abc123\/config.json/);
+    await page.waitForSelector('#diagnostics li[data-code="CFG204"]');
+    await page.screenshot({ path: join(shots, '06-model-config-fetched.png'), fullPage: true });
+    // Back to the catalog, then the same file chosen on the page.
+    await page.click('#forget-model-config');
+    await page.waitForSelector('#diagnostics li[data-code="CFG312"]');
+    await page.setInputFiles('#model-config-file', { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(ACME) });
+    await page.waitForSelector('#diagnostics li[data-code="CFG312"]', { state: 'detached' });
+    assert.match(await page.innerText('#model-files-note'), /chosen on the page/);
+    // A name that is not a Hub id never becomes a path on the server.
+    const token = new URL(url).hash.match(/token=([^&]+)/)[1];
+    const refused = await page.evaluate(async (t) => (await fetch('/api/model-config?name=../../etc', { headers: { Authorization: `Bearer ${t}` } })).status, token);
+    assert.equal(refused, 400);
+  } finally {
+    await browser.close();
+    child.kill('SIGINT');
   }
 });

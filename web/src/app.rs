@@ -54,6 +54,10 @@ pub struct State {
     pub sweep_error: Option<String>,
     /// Milliseconds each lint took, for the page's own measurements.
     pub lint_ms: Vec<f64>,
+    /// The model's own config.json, when given on the page.
+    pub model_files: Option<Rc<model::ModelFiles>>,
+    /// What became of the last attempt to get them.
+    pub model_note: Option<String>,
 }
 
 impl PartialEq for State {
@@ -64,6 +68,8 @@ impl PartialEq for State {
             && self.run == other.run
             && self.sweep == other.sweep
             && self.lint_ms.len() == other.lint_ms.len()
+            && self.model_files == other.model_files
+            && self.model_note == other.model_note
     }
 }
 
@@ -76,11 +82,14 @@ pub enum Action {
     Tab(Tab),
     Run(RunView),
     Sweep(Result<Vec<cfg_core::sim::SweepPoint>, String>),
+    /// The model's own files (or none, to forget them).
+    ModelFiles(Option<model::ModelFiles>),
+    ModelNote(String),
 }
 
 fn relint(mut s: State) -> State {
     let t0 = net::now_ms();
-    s.report = Rc::new(model::lint(&s.config, &s.settings));
+    s.report = Rc::new(model::lint_with(&s.config, &s.settings, s.model_files.as_deref()));
     let ms = net::now_ms() - t0;
     s.lint_ms.push(ms);
     // Exposed for the browser test's per-keystroke measurement.
@@ -167,6 +176,14 @@ impl Reducible for State {
                 s.run = r;
                 return Rc::new(s);
             }
+            Action::ModelFiles(files) => {
+                s.model_note = files.as_ref().map(|f| format!("model files: {}", f.origin));
+                s.model_files = files.map(Rc::new);
+            }
+            Action::ModelNote(note) => {
+                s.model_note = Some(note);
+                return Rc::new(s);
+            }
             Action::Sweep(r) => {
                 match r {
                     Ok(p) => {
@@ -195,6 +212,8 @@ fn initial() -> State {
         sweep: None,
         sweep_error: None,
         lint_ms: Vec::new(),
+        model_files: None,
+        model_note: None,
     })
 }
 
@@ -281,6 +300,86 @@ fn field(
             <div>{ picker }{ input }</div>
             <div class="desc">{schema::first_sentence(description)}</div>
             { for diags.into_iter().map(diag_html) }
+        </div>
+    }
+}
+
+/// The model's own config.json: chosen or dropped here, or fetched through
+/// `cfg-bench serve` (from this machine's Hugging Face cache, else the Hub with
+/// the server's HF_TOKEN, which the page never sees). Without them the catalog's
+/// copy is used, when the model is in it.
+fn model_files_panel(state: &UseReducerHandle<State>) -> Html {
+    let name = model::config_value(&state.config)
+        .and_then(|v| v.pointer("/model/name").and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_default();
+    let choose = {
+        let s = state.clone();
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<HtmlInputElement>();
+            if let Some(f) = input.files().and_then(|l| l.get(0)) {
+                let s = s.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let Ok(text) = wasm_bindgen_futures::JsFuture::from(f.text()).await else { return };
+                    let text = text.as_string().unwrap_or_default();
+                    if model::is_model_config(&text) {
+                        let origin = format!("{} (chosen on the page)", f.name());
+                        s.dispatch(Action::ModelFiles(Some(model::ModelFiles {
+                            origin,
+                            config_json: text,
+                            safetensors_index: None,
+                        })));
+                    } else {
+                        s.dispatch(Action::ModelNote(format!("{} is not a model's config.json", f.name())));
+                    }
+                });
+            }
+        })
+    };
+    let fetch = {
+        let (s, name) = (state.clone(), name.clone());
+        Callback::from(move |_| {
+            let (s, name) = (s.clone(), name.clone());
+            let Some(token) = s.token.clone() else {
+                s.dispatch(Action::ModelNote("fetching needs the page served by `cfg-bench serve` (it fetches with its own HF_TOKEN); or choose the config.json here".into()));
+                return;
+            };
+            s.dispatch(Action::ModelNote(format!("fetching {name}'s config.json ...")));
+            wasm_bindgen_futures::spawn_local(async move {
+                let path = format!("/api/model-config?name={}", js_sys::encode_uri_component(&name));
+                match net::call("GET", &path, &token, None).await {
+                    Ok((200, body)) => {
+                        let v: Value = serde_json::from_str(&body).unwrap_or_default();
+                        let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+                        match text("config_json") {
+                            Some(config_json) => s.dispatch(Action::ModelFiles(Some(model::ModelFiles {
+                                origin: text("origin").unwrap_or_else(|| name.clone()),
+                                config_json,
+                                safetensors_index: text("safetensors_index"),
+                            }))),
+                            None => s.dispatch(Action::ModelNote("the server answered without a config.json".into())),
+                        }
+                    }
+                    Ok((_, body)) => {
+                        let v: Value = serde_json::from_str(&body).unwrap_or_default();
+                        let why = v.get("error").and_then(Value::as_str).unwrap_or("the server refused").to_string();
+                        s.dispatch(Action::ModelNote(format!("cannot fetch {name}: {why}")));
+                    }
+                    Err(e) => s.dispatch(Action::ModelNote(format!("cannot fetch {name}: {e}"))),
+                }
+            });
+        })
+    };
+    let forget = {
+        let s = state.clone();
+        Callback::from(move |_| s.dispatch(Action::ModelFiles(None)))
+    };
+    html! {
+        <div class="model-files">
+            <label title="the model's own config.json: exact architecture, quantization and lengths">{"model's config.json "}</label>
+            <input type="file" id="model-config-file" accept=".json,application/json" onchange={choose}/>
+            <button id="fetch-model-config" onclick={fetch}>{format!("fetch {name}'s config.json")}</button>
+            if state.model_files.is_some() { <button id="forget-model-config" onclick={forget}>{"use the catalog"}</button> }
+            <span id="model-files-note">{ state.model_note.clone().unwrap_or_else(|| "no config.json given: the catalog's copy is used when the model is in it (or drop one on the page)".into()) }</span>
         </div>
     }
 }
@@ -636,6 +735,15 @@ pub fn app() -> Html {
                 wasm_bindgen_futures::spawn_local(async move {
                     let Ok(text) = wasm_bindgen_futures::JsFuture::from(f.text()).await else { return };
                     let text = text.as_string().unwrap_or_default();
+                    if model::is_model_config(&text) {
+                        let origin = format!("{} (dropped on the page)", f.name());
+                        s.dispatch(Action::ModelFiles(Some(model::ModelFiles {
+                            origin,
+                            config_json: text,
+                            safetensors_index: None,
+                        })));
+                        return;
+                    }
                     let file = match cfg_core::detect_kind(&f.name(), &text) {
                         Some(FileKind::Config) => File::Config,
                         _ => File::Settings,
@@ -675,6 +783,7 @@ pub fn app() -> Html {
                 <div class="left">
                     { match state.tab {
                         Tab::Form => html! { <>
+                            { model_files_panel(&state) }
                             <h2>{"config.toml"}</h2>
                             { section(&state, File::Config, config_root, "", config_root, config_value.as_ref()) }
                             <h2>{"settings.json"}</h2>
@@ -691,7 +800,7 @@ pub fn app() -> Html {
                         <li class={d.severity.as_str()} data-code={d.code} data-pointer={d.pointer.clone()}>{format!("{}:{}:{} {}[{}] {}", d.file, d.line, d.column, d.severity, d.code, d.message)}</li>
                     }) }</ul>
                     <h2>{"GPU memory"}</h2>
-                    { state.report.memory.as_ref().map(charts::memory_bar).unwrap_or_else(|| html! { <p>{"Name a GPU ([hardware] gpu) and a catalog model to see the memory picture."}</p> }) }
+                    { state.report.memory.as_ref().map(charts::memory_bar).unwrap_or_else(|| html! { <p>{"Name a GPU ([hardware] gpu) and a catalog model, or give the model's config.json above, to see the memory picture."}</p> }) }
                     { for state.report.diagnostics.iter().filter(|d| d.code == "CFG201" || d.code == "CFG202").map(diag_html) }
                     <h2>{"vllm serve"}</h2>
                     <pre id="launch">{ launch.clone().unwrap_or_else(|| "fix the config's errors to render the launch".into()) }</pre>

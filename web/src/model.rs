@@ -12,9 +12,41 @@ pub const CONFIG_HEADER: &str = "#:schema ./schemas/config.schema.json\n";
 
 /// Lints the pair exactly as `cfg-lint check config.toml settings.json` does.
 pub fn lint(config: &str, settings: &str) -> Report {
+    lint_with(config, settings, None)
+}
+
+/// A model's own files, given on the page (dropped, chosen, or fetched through
+/// `cfg-bench serve` from the Hub).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelFiles {
+    /// Where they came from, as the page says it.
+    pub origin: String,
+    pub config_json: String,
+    pub safetensors_index: Option<String>,
+}
+
+/// Lints with the model's own files, when the page has them, for the model the
+/// config names: the same reading of config.json as cfg-lint's.
+pub fn lint_with(config: &str, settings: &str, files: Option<&ModelFiles>) -> Report {
     let inputs =
         [Input::new(FileKind::Config, CONFIG_NAME, config), Input::new(FileKind::Settings, SETTINGS_NAME, settings)];
-    cfg_core::lint(&inputs, &Options::default())
+    let mut options = Options::default();
+    let name = config_value(config).and_then(|v| v.pointer("/model/name").and_then(Value::as_str).map(str::to_string));
+    if let (Some(files), Some(name)) = (files, name)
+        && let Ok(arch) =
+            cfg_core::hf::read_model(&files.config_json, files.safetensors_index.as_deref(), &files.origin)
+    {
+        options.models.push((name, arch));
+    }
+    cfg_core::lint(&inputs, &options)
+}
+
+/// Whether a dropped JSON file is a model's config.json rather than a settings.json.
+pub fn is_model_config(text: &str) -> bool {
+    serde_json::from_str::<Value>(text).ok().is_some_and(|v| {
+        v.get("request_distribution").is_none()
+            && ["model_type", "architectures", "num_hidden_layers", "text_config"].iter().any(|k| v.get(*k).is_some())
+    })
 }
 
 /// The config as JSON (for the form), if it parses.

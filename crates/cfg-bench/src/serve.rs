@@ -97,6 +97,7 @@ pub fn router(opts: &ServeOptions, addr: SocketAddr, token: String) -> Router {
         .route("/api/runs/{id}/stop", post(stop_run))
         .route("/api/runs/{id}/result", get(get_result))
         .route("/api/compare", get(compare))
+        .route("/api/model-config", get(model_config))
         .layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
         .merge(api)
@@ -319,6 +320,33 @@ async fn compare(State(state): State<Arc<AppState>>, Query(q): Query<CompareQuer
             Json(json!({"table": text, "regressed_over_5_percent": regressed})).into_response()
         }
         (Err(e), _) | (_, Err(e)) => deny(StatusCode::NOT_FOUND, &e),
+    }
+}
+
+#[derive(Deserialize)]
+struct ModelQuery {
+    name: String,
+}
+
+/// A Hub model's config.json for the page: from this machine's Hugging Face
+/// cache, else fetched from the Hub with this process's HF_ENDPOINT and HF_TOKEN
+/// (the token never reaches the browser). Hub ids only: a name from a page never
+/// becomes a path on this machine.
+async fn model_config(Query(q): Query<ModelQuery>) -> Response {
+    let env = cfg_models::Env::from_process();
+    let name = q.name.trim().to_string();
+    let found = tokio::task::spawn_blocking(move || cfg_models::find_hub_model(&name, &env, true)).await;
+    match found {
+        Ok(Ok(Some(files))) => Json(json!({
+            "origin": files.origin,
+            "config_json": files.config_json,
+            "safetensors_index": files.safetensors_index,
+        }))
+        .into_response(),
+        Ok(Ok(None)) => deny(StatusCode::NOT_FOUND, "no config.json found for this model"),
+        Ok(Err(e)) if e.contains("not a Hugging Face model id") => deny(StatusCode::BAD_REQUEST, &e),
+        Ok(Err(e)) => deny(StatusCode::BAD_GATEWAY, &e),
+        Err(_) => deny(StatusCode::INTERNAL_SERVER_ERROR, "the lookup failed"),
     }
 }
 

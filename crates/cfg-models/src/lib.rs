@@ -100,6 +100,20 @@ pub fn find(lookup: &Lookup, env: &Env) -> Result<Option<ModelFiles>, String> {
     Ok(None)
 }
 
+/// A Hub model's files from the cache, else (with `fetch`) from the Hub, never
+/// from a local folder: for requests that come from elsewhere (the web app asking
+/// `cfg-bench serve`), a name must not become a path on this machine.
+pub fn find_hub_model(name: &str, env: &Env, fetch: bool) -> Result<Option<ModelFiles>, String> {
+    if !hub::is_hub_id(name) {
+        return Err(format!("`{name}` is not a Hugging Face model id (org/name)"));
+    }
+    let root = env.cache_root();
+    if let Some(files) = root.as_deref().and_then(|r| cache::read(r, name)) {
+        return Ok(Some(files));
+    }
+    if fetch { hub::fetch(name, root.as_deref(), env).map(Some) } else { Ok(None) }
+}
+
 /// What to tell a user whose model was found nowhere.
 pub fn not_found_help(name: &str, env: &Env) -> String {
     let cache = env.cache_root().map_or("the Hugging Face cache".to_string(), |r| r.display().to_string());

@@ -35,11 +35,13 @@ pub fn answer(route: Route, prompt: u32, max_tokens: u32, min_tokens: u32, max_m
         ));
     }
     if prompt > m {
-        // Completions cut a text prompt at M+1 tokens before counting it.
-        let (qualifier, count) = match route {
-            Route::Completions => ("at least ", m + 1),
-            Route::Chat => ("", prompt),
+        // Completions cut a text prompt at M+1 tokens before counting it; vLLM
+        // says "at least" whenever the count it has is M+1.
+        let count = match route {
+            Route::Completions => m + 1,
+            Route::Chat => prompt,
         };
+        let qualifier = if count == m + 1 { "at least " } else { "" };
         return Answer::Refused(format!(
             "This model's maximum context length is {m} tokens. However, your prompt contains {qualifier}{count} \
              input tokens, which exceeds this limit even without any output tokens. Please reduce the length of \
