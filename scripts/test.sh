@@ -83,6 +83,8 @@ stage_wasm-core() { cargo build -p cfg-core --target wasm32-unknown-unknown --lo
 stage_tests() {
   cargo test --workspace --all-targets --locked
   cargo test --workspace --doc --locked
+  # The memory model against the real start-up logs: the figures the README quotes.
+  cargo test -p cfg-core --test memory_logs --locked -q -- --nocapture | grep -E '^(fit|held out|start/fail)'
 }
 
 stage_schema() {
