@@ -5,8 +5,11 @@ declare_rule! {
     /// # The batching knobs are left to vLLM's defaults
     ///
     /// **What:** `max_num_seqs` or `max_num_batched_tokens` is not set, so vLLM
-    /// picks a default from the GPU's memory (256 / 2048 on most GPUs, 1024 /
-    /// 8192 on H100-class, 1024 / 16384 on 160 GiB parts).
+    /// picks a default from the GPU's memory (`EngineArgs.get_batch_defaults` in
+    /// `vllm/engine/arg_utils.py`): 1024 / 16384 from 160 GiB (B200, MI300X);
+    /// 1024 / 8192 from 70 GiB (H100, H200) except the A100 and the GB10
+    /// (compute capability 12.1); 256 / 2048 on the rest. With chunked prefill
+    /// off, the token default is raised to at least max_model_len.
     ///
     /// **Why:** these two knobs trade time to first token against throughput;
     /// their values should come from a load test of your traffic, and a default

@@ -8,14 +8,18 @@ declare_rule! {
     ///
     /// **What:** the figures vLLM logs at start-up, predicted: `GPU KV cache
     /// size: N tokens, Maximum concurrency for max_model_len tokens per request:
-    /// X`.
+    /// X` (`update_kv_cache_capacity` in `vllm/v1/core/kv_cache_utils.py`). The
+    /// block count is floor(KV memory / bytes per block), with no block held
+    /// back (`get_kv_cache_configs`, `vllm/v1/core/kv_cache_planning.py`); the
+    /// tokens are int(blocks / blocks one request holds x max_model_len), which
+    /// is blocks x 16 only for models whose every layer attends fully.
     ///
     /// **Why:** the KV capacity bounds how many requests run at once; knowing it
     /// before deploying tells whether `max_num_seqs` and the load test's
     /// concurrency are realistic.
     ///
-    /// **Example:** Llama-3.1-8B on one H100-80GB at 0.90 gives roughly 430k
-    /// tokens, about 52 concurrent 8k-token requests.
+    /// **Example:** Llama-3.1-8B on one H100-80GB at 0.90 gives about 443k
+    /// tokens, 54 concurrent 8k-token requests.
     ///
     /// **Fix:** nothing to fix; this is information. `cfg-lint memory` prints
     /// the full breakdown.
