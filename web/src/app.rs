@@ -60,6 +60,15 @@ pub struct State {
     pub model_note: Option<String>,
 }
 
+impl State {
+    /// The `[model] name` the config gives now.
+    fn config_name(&self) -> String {
+        model::config_value(&self.config)
+            .and_then(|v| v.pointer("/model/name").and_then(Value::as_str).map(str::to_string))
+            .unwrap_or_default()
+    }
+}
+
 impl PartialEq for State {
     fn eq(&self, other: &Self) -> bool {
         self.config == other.config
@@ -324,6 +333,7 @@ fn model_files_panel(state: &UseReducerHandle<State>) -> Html {
                     if model::is_model_config(&text) {
                         let origin = format!("{} (chosen on the page)", f.name());
                         s.dispatch(Action::ModelFiles(Some(model::ModelFiles {
+                            for_name: s.config_name(),
                             origin,
                             config_json: text,
                             safetensors_index: None,
@@ -352,6 +362,7 @@ fn model_files_panel(state: &UseReducerHandle<State>) -> Html {
                         let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
                         match text("config_json") {
                             Some(config_json) => s.dispatch(Action::ModelFiles(Some(model::ModelFiles {
+                                for_name: name.clone(),
                                 origin: text("origin").unwrap_or_else(|| name.clone()),
                                 config_json,
                                 safetensors_index: text("safetensors_index"),
@@ -379,7 +390,11 @@ fn model_files_panel(state: &UseReducerHandle<State>) -> Html {
             <input type="file" id="model-config-file" accept=".json,application/json" onchange={choose}/>
             <button id="fetch-model-config" onclick={fetch}>{format!("fetch {name}'s config.json")}</button>
             if state.model_files.is_some() { <button id="forget-model-config" onclick={forget}>{"use the catalog"}</button> }
-            <span id="model-files-note">{ state.model_note.clone().unwrap_or_else(|| "no config.json given: the catalog's copy is used when the model is in it (or drop one on the page)".into()) }</span>
+            <span id="model-files-note">{ match (&state.model_files, &state.model_note) {
+                (Some(f), _) if f.for_name != name => format!("the config.json given is {}'s; the config now names {name}: not used", f.for_name),
+                (_, Some(note)) => note.clone(),
+                _ => "no config.json given: the catalog's copy is used when the model is in it (or drop one on the page)".into(),
+            } }</span>
         </div>
     }
 }
@@ -738,6 +753,7 @@ pub fn app() -> Html {
                     if model::is_model_config(&text) {
                         let origin = format!("{} (dropped on the page)", f.name());
                         s.dispatch(Action::ModelFiles(Some(model::ModelFiles {
+                            for_name: s.config_name(),
                             origin,
                             config_json: text,
                             safetensors_index: None,

@@ -19,20 +19,24 @@ pub fn lint(config: &str, settings: &str) -> Report {
 /// `cfg-bench serve` from the Hub).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelFiles {
+    /// The `[model] name` they were given for: they describe that model only.
+    pub for_name: String,
     /// Where they came from, as the page says it.
     pub origin: String,
     pub config_json: String,
     pub safetensors_index: Option<String>,
 }
 
-/// Lints with the model's own files, when the page has them, for the model the
-/// config names: the same reading of config.json as cfg-lint's.
+/// Lints with the model's own files, when the page has them for the model the
+/// config names (not for a model named since): the same reading of config.json
+/// as cfg-lint's.
 pub fn lint_with(config: &str, settings: &str, files: Option<&ModelFiles>) -> Report {
     let inputs =
         [Input::new(FileKind::Config, CONFIG_NAME, config), Input::new(FileKind::Settings, SETTINGS_NAME, settings)];
     let mut options = Options::default();
     let name = config_value(config).and_then(|v| v.pointer("/model/name").and_then(Value::as_str).map(str::to_string));
     if let (Some(files), Some(name)) = (files, name)
+        && files.for_name == name
         && let Ok(arch) =
             cfg_core::hf::read_model(&files.config_json, files.safetensors_index.as_deref(), &files.origin)
     {

@@ -334,11 +334,16 @@ struct ModelQuery {
 /// becomes a path on this machine.
 async fn model_config(Query(q): Query<ModelQuery>) -> Response {
     let env = cfg_models::Env::from_process();
+    let root = env.cache_root().map(|r| r.display().to_string());
     let name = q.name.trim().to_string();
     let found = tokio::task::spawn_blocking(move || cfg_models::find_hub_model(&name, &env, true)).await;
     match found {
         Ok(Ok(Some(files))) => Json(json!({
-            "origin": files.origin,
+            // The page needs to know which files, not where this machine keeps them.
+            "origin": match root.as_deref().and_then(|r| files.origin.strip_prefix(r)) {
+                Some(rest) => format!("the server's Hugging Face cache: {}", rest.trim_start_matches('/')),
+                None => files.origin,
+            },
             "config_json": files.config_json,
             "safetensors_index": files.safetensors_index,
         }))

@@ -401,12 +401,17 @@ impl Admitted {
         // vLLM's default: the rest of the context for chat, 16 for completions.
         let default = if chat { mml.saturating_sub(prompt_tokens) } else { 16 };
         let number = |key: &str| body.get(key).and_then(Value::as_u64).map(|v| v.min(u64::from(u32::MAX)) as u32);
-        let requested = number("max_tokens").or_else(|| number("max_completion_tokens")).unwrap_or(default);
+        // Chat's max_completion_tokens wins over max_tokens, as in vLLM.
+        let completion = if chat { number("max_completion_tokens") } else { None };
+        let requested = completion.or_else(|| number("max_tokens")).unwrap_or(default);
         let min_tokens = number("min_tokens").unwrap_or(0);
         let route = if chat { Route::Chat } else { Route::Completions };
-        let output_tokens = match answer(route, prompt_tokens, requested.max(1), min_tokens, mml) {
+        let output_tokens = match answer(route, prompt_tokens, requested, min_tokens, mml) {
             Answer::Served { max_tokens, .. } => max_tokens,
-            Answer::Refused(message) => return Err((StatusCode::BAD_REQUEST, "BadRequestError", message)),
+            Answer::Refused(message) => {
+                let message = cfg_core::vllm::requests::worded_for(message, completion.is_some());
+                return Err((StatusCode::BAD_REQUEST, "BadRequestError", message));
+            }
         };
         Ok(Admitted {
             prompt_tokens,

@@ -33,6 +33,8 @@ pub struct Arch {
     pub quant_method: Option<String>,
     pub kv_lora_rank: Option<u32>,
     pub qk_rope_head_dim: Option<u32>,
+    /// The checkpoint stores its KV cache in fp8 (so `kv_cache_dtype = "auto"` is fp8).
+    pub kv_cache_fp8: bool,
     /// Bits of a quantized checkpoint's weights (`quantization_config.bits`).
     pub quant_bits: Option<u32>,
     /// Routed experts of a mixture-of-experts model, and how many each token uses.

@@ -5,7 +5,7 @@
 
 pub use crate::arch::{Arch, LayerKinds, Length, LinearAttention};
 use crate::catalog::{self, Vendor};
-use crate::model::{CheckpointDtype, Dtype, MaxModelLen, ServerConfig};
+use crate::model::{CheckpointDtype, Dtype, KvCacheDtype, MaxModelLen, ServerConfig};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gpu {
@@ -99,6 +99,8 @@ pub fn arch_with(config: &ServerConfig, found: Option<&Arch>) -> Arch {
         }
         if o.num_parameters.is_some() {
             arch.num_active_parameters = o.num_parameters;
+            // The written count, not the files' bytes, is what the user asked for.
+            arch.weight_bytes = None;
         }
     }
     arch
@@ -196,5 +198,15 @@ pub fn batch(config: &ServerConfig, arch: &Arch, gpu: Option<&Gpu>) -> Batch {
         max_model_len_explicit: written.is_some(),
         max_model_len_auto: config.model.max_model_len == Some(MaxModelLen::Auto),
         declared_max_model_len: max_model_len,
+    }
+}
+
+/// The KV-cache dtype vLLM runs with: the config's, where `auto` (or nothing)
+/// takes the checkpoint's own KV quantization when it has one (fp8), else the
+/// model dtype (`None`).
+pub fn kv_cache_dtype(config: &ServerConfig, arch: &Arch) -> Option<KvCacheDtype> {
+    match config.model.kv_cache_dtype {
+        None | Some(KvCacheDtype::Auto) if arch.kv_cache_fp8 => Some(KvCacheDtype::Fp8),
+        other => other,
     }
 }

@@ -232,13 +232,14 @@ fn replay(e: &Entry) -> Row {
         }
     };
     match (release.and(e.log.kv_tokens), release.and(e.log.kv_cache_gib)) {
-        (Some(t), _) if r.kv_capacity_tokens > 0 => {
+        // A prediction of nothing against a log of something is a 100% error, not a skip.
+        (Some(t), _) if t > 0 => {
             row.error = Some(r.kv_capacity_tokens as f64 / t as f64 - 1.0);
             row.measure = "tokens";
             row.note = format!("{} predicted, {t} logged", r.kv_capacity_tokens);
         }
-        (_, Some(k)) if k > 0.0 && r.kv_cache_bytes > 0.0 => {
-            row.error = Some(r.kv_cache_bytes / GIB / k - 1.0);
+        (_, Some(k)) if k > 0.0 => {
+            row.error = Some(r.kv_cache_bytes.max(0.0) / GIB / k - 1.0);
             row.measure = "KV GiB";
             row.note = format!("{:.2} GiB predicted, {k:.2} logged", r.kv_cache_bytes / GIB);
         }
@@ -307,7 +308,9 @@ fn the_memory_model_agrees_with_real_start_up_logs() {
     println!("start/fail agreement on outcomes decided by memory: {agreed} of {}", memory.len());
     let (_, n, median, p90) = figures[1];
     assert!(n >= 8, "only {n} held-out entries were replayed");
-    assert!(median <= 0.03 && p90 <= 0.08, "held-out KV error: median {median:.3}, p90 {p90:.3}");
+    // The targets are 3% and 8%; these sit just above what the model
+    // achieves (0.7% and 3.2%), so a regression shows long before the target goes.
+    assert!(median <= 0.015 && p90 <= 0.05, "held-out KV error: median {median:.3}, p90 {p90:.3}");
     let disagree: Vec<&str> =
         memory.iter().filter(|r| matches!(r.outcome, Some((_, false)))).map(|r| r.id.as_str()).collect();
     assert!(disagree.is_empty(), "outcomes predicted wrong: {disagree:?}");

@@ -148,8 +148,64 @@ pub(super) fn complete(text: &Value) -> Value {
             cfg.entry(k).or_insert(v);
         }
     }
+    for key in SIZES {
+        let sane =
+            cfg.get(*key).and_then(Value::as_u64).is_some_and(|n| n <= MAX_SIZE && (n > 0 || !DIVISORS.contains(key)));
+        if cfg.get(*key).is_some_and(|v| !v.is_null()) && !sane {
+            // A size no model has (negative, fractional, zero where it divides,
+            // beyond 2^24): read as absent, so the checks that need it say so
+            // rather than compute nonsense.
+            cfg.remove(*key);
+        }
+    }
     Value::Object(cfg)
 }
+
+/// Largest size read: far above any real model's (vocabularies reach 2^18).
+pub(super) const MAX_SIZE: u64 = 1 << 24;
+
+/// The sizes read as counts; every one is bounded by [`MAX_SIZE`].
+const SIZES: &[&str] = &[
+    "hidden_size",
+    "intermediate_size",
+    "moe_intermediate_size",
+    "shared_expert_intermediate_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "vocab_size",
+    "num_experts",
+    "num_local_experts",
+    "n_routed_experts",
+    "num_experts_per_tok",
+    "n_shared_experts",
+    "first_k_dense_replace",
+    "kv_lora_rank",
+    "q_lora_rank",
+    "qk_rope_head_dim",
+    "qk_nope_head_dim",
+    "v_head_dim",
+    "sliding_window",
+    "sliding_window_pattern",
+    "full_attention_interval",
+    "max_window_layers",
+    "linear_num_key_heads",
+    "linear_num_value_heads",
+    "linear_key_head_dim",
+    "linear_value_head_dim",
+    "linear_conv_kernel_dim",
+];
+
+/// Sizes something is divided by: zero is as absent.
+const DIVISORS: &[&str] = &[
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "sliding_window_pattern",
+    "full_attention_interval",
+];
 
 #[cfg(test)]
 mod tests {
@@ -170,5 +226,16 @@ mod tests {
         assert_eq!(c["num_hidden_layers"], 9, "the other name of the layer count");
         let glm = complete(&serde_json::json!({"padded_vocab_size": 65024, "kv_channels": 128}));
         assert_eq!((glm["vocab_size"].as_u64(), glm["head_dim"].as_u64()), (Some(65024), Some(128)));
+    }
+
+    #[test]
+    fn sizes_no_model_has_are_read_as_absent() {
+        let c = complete(
+            &serde_json::json!({"hidden_size": 4294967296u64, "num_attention_heads": 0, "head_dim": -3, "vocab_size": 1.5, "num_hidden_layers": 32}),
+        );
+        for key in ["hidden_size", "num_attention_heads", "head_dim", "vocab_size"] {
+            assert!(c.get(key).is_none(), "{key}: {c}");
+        }
+        assert_eq!(c["num_hidden_layers"], 32);
     }
 }

@@ -21,8 +21,9 @@ pub(super) fn layer_kinds(cfg: &Value, layers: u32) -> Option<LayerKinds> {
         let mut k = LayerKinds::default();
         for t in types.iter().filter_map(Value::as_str) {
             match t {
-                // Chunked local attention (Llama 4) turns vLLM's hybrid KV manager
-                // off, so those layers are cached as full attention.
+                // Chunked local attention (Llama 4's "chunked_attention") turns
+                // vLLM's hybrid KV manager off, so those layers fall to the default
+                // arm: cached as full attention.
                 "sliding_attention" | "local_attention" => k.sliding += 1,
                 "linear_attention" | "mamba" | "linear" => k.linear += 1,
                 _ => k.full += 1,
@@ -30,11 +31,21 @@ pub(super) fn layer_kinds(cfg: &Value, layers: u32) -> Option<LayerKinds> {
         }
         return (k.sliding + k.linear > 0).then_some(k);
     }
+    // Nemotron-H: one letter per layer, `*` attention, `M` Mamba, `-` and `E`
+    // MLP and MoE layers that cache nothing.
+    if let Some(pattern) = cfg.get("hybrid_override_pattern").and_then(Value::as_str) {
+        let count = |c: char| u32::try_from(pattern.chars().filter(|&x| x == c).count()).unwrap_or(u32::MAX);
+        return Some(LayerKinds { full: count('*'), sliding: 0, linear: count('M') });
+    }
     // Qwen3-Next: one full-attention layer in every `full_attention_interval`, the
     // rest linear (transformers' default layer_types).
     if cfg.get("linear_num_value_heads").is_some() {
-        let interval =
-            cfg.get("full_attention_interval").and_then(Value::as_u64).filter(|i| *i > 0).unwrap_or(4) as u32;
+        let interval = cfg
+            .get("full_attention_interval")
+            .and_then(Value::as_u64)
+            .and_then(|i| u32::try_from(i).ok())
+            .filter(|i| *i > 0)
+            .unwrap_or(4);
         let full = layers / interval;
         return Some(LayerKinds { full, sliding: 0, linear: layers - full });
     }
@@ -44,11 +55,13 @@ pub(super) fn layer_kinds(cfg: &Value, layers: u32) -> Option<LayerKinds> {
     // every `sliding_window_pattern`; Mistral-style models slide on every layer.
     let full = if model_type == "gemma2" {
         layers / 2
-    } else if let Some(pattern) = cfg.get("sliding_window_pattern").and_then(Value::as_u64).filter(|p| *p > 0) {
-        layers / pattern as u32
+    } else if let Some(pattern) =
+        cfg.get("sliding_window_pattern").and_then(Value::as_u64).and_then(|p| u32::try_from(p).ok()).filter(|p| *p > 0)
+    {
+        layers / pattern
     } else if let Some(max_window) = cfg.get("max_window_layers").and_then(Value::as_u64) {
         // Qwen2: the first max_window_layers layers use full attention.
-        (max_window as u32).min(layers)
+        u32::try_from(max_window).unwrap_or(u32::MAX).min(layers)
     } else {
         0
     };

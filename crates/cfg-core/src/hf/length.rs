@@ -12,10 +12,10 @@ pub const LENGTH_KEYS: [&str; 9] = [
     "max_seq_len",
     "seq_length",
     "model_max_length",
+    "max_target_positions",
     "max_sequence_length",
     "max_seq_length",
     "seq_len",
-    "max_target_positions",
 ];
 
 /// The model's own longest context as vLLM 0.33 derives it
@@ -30,13 +30,20 @@ pub const LENGTH_KEYS: [&str; 9] = [
 pub(super) fn derived_length(cfg: &Value) -> Option<Length> {
     let mut bound: Option<(u64, &str)> = None;
     for key in LENGTH_KEYS {
-        if let Some(n) = cfg.get(key).and_then(Value::as_u64)
+        if let Some(n) = cfg.get(key).and_then(Value::as_u64).filter(|n| *n > 0)
             && bound.is_none_or(|(b, _)| n < b)
         {
             bound = Some((n, key));
         }
     }
-    let model_max_length = cfg.get("model_max_length").and_then(Value::as_u64).filter(|n| *n > 0);
+    // transformers writes it as a float at times (1e30 for "no limit" in tokenizers).
+    let model_max_length = cfg
+        .get("model_max_length")
+        .and_then(|v| {
+            v.as_u64()
+                .or_else(|| v.as_f64().filter(|f| f.is_finite() && *f >= 1.0).map(|f| f.min(u64::MAX as f64) as u64))
+        })
+        .filter(|n| *n > 0);
     if let Some(n) = model_max_length {
         bound = Some((n, "model_max_length"));
     }
@@ -52,11 +59,13 @@ pub(super) fn derived_length(cfg: &Value) -> Option<Length> {
         for rope in &ropes {
             let kind = rope.get("rope_type").or_else(|| rope.get("type")).and_then(Value::as_str).unwrap_or("default");
             if !ROPE_KEEPS_LENGTH.contains(&kind) {
-                factor = rope.get("factor").and_then(Value::as_f64).unwrap_or(factor);
+                // A factor that shrinks or is not a number is not a scaling vLLM can use.
+                factor =
+                    rope.get("factor").and_then(Value::as_f64).filter(|f| f.is_finite() && *f > 0.0).unwrap_or(factor);
             }
         }
     }
-    let derived = (smallest as f64 * factor) as u64;
+    let derived = ((smallest as f64 * factor) as u64).max(1);
     let longrope =
         ropes.iter().any(|r| r.get("rope_type").or_else(|| r.get("type")).and_then(Value::as_str) == Some("longrope"));
     let default = if longrope {

@@ -77,6 +77,7 @@ pub fn read_model(config_json: &str, safetensors_index: Option<&str>, origin: &s
             },
         ),
         quant_method: quant.and_then(quant_method),
+        kv_cache_fp8: quant.is_some_and(kv_cache_fp8),
         quant_bits: quant
             .and_then(|q| {
                 q.get("bits").or_else(|| {
@@ -117,23 +118,43 @@ pub fn read_model(config_json: &str, safetensors_index: Option<&str>, origin: &s
     })
 }
 
-/// The method name vLLM gives a checkpoint's quantization config: ModelOpt
-/// configs by their algorithm, `compressed_tensors` spelled with a dash.
+/// The method name vLLM gives a checkpoint's quantization config
+/// (`get_quantization_config` in `vllm/transformers_utils/model_arch_config_convertor.py`
+/// and the ModelOpt overrides): ModelOpt configs by their algorithm,
+/// `compressed_tensors` spelled with a dash.
 fn quant_method(q: &Value) -> Option<String> {
-    if let Some(algo) = q.get("quant_algo").and_then(Value::as_str).filter(|_| {
-        q.pointer("/producer/name").and_then(Value::as_str) == Some("modelopt") || q.get("quant_method").is_none()
-    }) {
-        return Some(
-            match algo.to_ascii_uppercase().as_str() {
-                "NVFP4" => "modelopt_fp4",
-                "MIXED_PRECISION" => "modelopt_mixed",
-                _ => "modelopt",
-            }
-            .to_string(),
-        );
+    let method = q.get("quant_method").and_then(Value::as_str).map(str::to_ascii_lowercase);
+    // hf_quant_config.json keeps the algorithm under "quantization".
+    let algo = q.get("quant_algo").or_else(|| q.pointer("/quantization/quant_algo")).and_then(Value::as_str);
+    let modelopt = method.as_deref() == Some("modelopt")
+        || q.pointer("/producer/name").and_then(Value::as_str) == Some("modelopt")
+        || (method.is_none() && algo.is_some());
+    if let (true, Some(algo)) = (modelopt, algo) {
+        let algo = algo.to_ascii_uppercase();
+        let name = if algo.contains("NVFP4") || algo.contains("FP4") {
+            "modelopt_fp4"
+        } else if algo.contains("MXFP8") {
+            "modelopt_mxfp8"
+        } else if algo == "MIXED_PRECISION" {
+            "modelopt_mixed"
+        } else {
+            "modelopt"
+        };
+        return Some(name.to_string());
     }
-    let method = q.get("quant_method").and_then(Value::as_str)?.to_ascii_lowercase();
+    let method = method?;
     Some(if method == "compressed_tensors" { "compressed-tensors".to_string() } else { method })
+}
+
+/// Whether the checkpoint stores its KV cache in fp8 (compressed-tensors'
+/// `kv_cache_scheme`, ModelOpt's `kv_cache_quant_algo`): vLLM's `auto` then
+/// means fp8 (`resolve_kv_cache_dtype_string`, `vllm/utils/torch_utils.py`).
+fn kv_cache_fp8(q: &Value) -> bool {
+    let scheme_fp8 = q.get("kv_cache_scheme").is_some_and(|k| {
+        k.get("num_bits").and_then(Value::as_u64) == Some(8) && k.get("type").and_then(Value::as_str) == Some("float")
+    });
+    let algo = q.get("kv_cache_quant_algo").or_else(|| q.pointer("/quantization/kv_cache_quant_algo"));
+    scheme_fp8 || algo.and_then(Value::as_str).is_some_and(|a| a.to_ascii_uppercase().contains("FP8"))
 }
 
 /// The old entry point for `--model-config`: the subset `[model.architecture]` has.

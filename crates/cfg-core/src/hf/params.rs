@@ -10,7 +10,9 @@ use serde_json::Value;
 /// shared experts, and the norms. Exact for Llama, Qwen 2.5/3 and Mixtral
 /// checkpoints (see the tests); `None` when a size it needs is missing.
 pub fn parameter_counts(cfg: &Value) -> Option<(u64, u64)> {
-    let get = |k: &str| cfg.get(k).and_then(Value::as_u64);
+    // 128-bit sums of bounded sizes (`defaults::MAX_SIZE`): no product overflows,
+    // and a count beyond u64 saturates.
+    let get = |k: &str| cfg.get(k).and_then(Value::as_u64).filter(|n| *n <= super::defaults::MAX_SIZE).map(u128::from);
     let first = |keys: &[&str]| keys.iter().find_map(|k| get(k));
     let hidden = first(&["hidden_size", "n_embd", "d_model"])?;
     let layers = first(&["num_hidden_layers", "n_layer", "num_layers"])?;
@@ -64,7 +66,7 @@ pub fn parameter_counts(cfg: &Value) -> Option<(u64, u64)> {
     };
     // The router, plus a bias per expert (gpt-oss; DeepSeek-V3's score correction).
     let router_bias = mlp_bias || cfg.get("topk_method").and_then(Value::as_str) == Some("noaux_tc");
-    let router = |n: u64| hidden * n + if router_bias { n } else { 0 };
+    let router = |n: u128| hidden * n + if router_bias { n } else { 0 };
     let moe = experts.map(|n| {
         (n * per_expert + router(n) + shared, per_token.unwrap_or(n).min(n) * per_expert + router(n) + shared)
     });
@@ -74,10 +76,12 @@ pub fn parameter_counts(cfg: &Value) -> Option<(u64, u64)> {
     let norms =
         if model_type.starts_with("gemma2") || model_type.starts_with("gemma3") { 4 * hidden } else { 2 * hidden };
     let embeddings = vocab * hidden * if tied { 1 } else { 2 };
-    let total =
-        |mlp: u64| dense_layers * (attention + dense_mlp + norms) + (layers - dense_layers) * (attention + mlp + norms);
+    let total = |mlp: u128| {
+        dense_layers * (attention + dense_mlp + norms) + (layers - dense_layers) * (attention + mlp + norms)
+    };
     let (all, routed) = moe.unwrap_or((dense_mlp, dense_mlp));
-    Some((embeddings + total(all) + hidden, embeddings + total(routed) + hidden))
+    let narrow = |n: u128| u64::try_from(n).unwrap_or(u64::MAX);
+    Some((narrow(embeddings + total(all) + hidden), narrow(embeddings + total(routed) + hidden)))
 }
 
 /// A vision encoder's parameters (the ViT of Gemma 3, Qwen-VL, Llama 3.2
@@ -85,7 +89,12 @@ pub fn parameter_counts(cfg: &Value) -> Option<(u64, u64)> {
 /// model: the weights vLLM loads beside the language model. An estimate
 /// (biases and norms as a standard ViT has them); 0 when sizes are missing.
 pub(super) fn vision_tower(vision: &Value) -> u64 {
-    let get = |keys: &[&str]| keys.iter().find_map(|k| vision.get(*k).and_then(Value::as_u64));
+    let get = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| vision.get(*k).and_then(Value::as_u64))
+            .filter(|n| *n <= super::defaults::MAX_SIZE)
+            .map(u128::from)
+    };
     let (Some(h), Some(layers)) =
         (get(&["hidden_size", "embed_dim", "width"]), get(&["num_hidden_layers", "depth", "num_layers"]))
     else {
@@ -98,5 +107,6 @@ pub(super) fn vision_tower(vision: &Value) -> u64 {
     let per_layer = 4 * h * h + 4 * h + 2 * h * i + h + i + 4 * h;
     let positions = (image / patch.max(1)).pow(2) * h;
     let out = get(&["out_hidden_size", "projection_dim", "output_dim"]).unwrap_or(h);
-    layers * per_layer + channels * patch * patch * h + h + positions + 2 * h + h * out
+    u64::try_from(layers * per_layer + channels * patch * patch * h + h + positions + 2 * h + h * out)
+        .unwrap_or(u64::MAX)
 }

@@ -30,10 +30,11 @@ pub struct Layout {
     pub block_size: u64,
     /// Bytes of one block in the shared pool.
     pub bytes_per_block: f64,
-    /// KV bytes one token costs across the GPU's full-attention layers (what a
-    /// request pays per token of context).
+    /// KV bytes one token costs across the GPU's attention layers, full and
+    /// sliding (what a request pays per token of context, up to the windows).
     pub bytes_per_token: f64,
-    groups: Vec<Kind>,
+    /// Kinds of layer group, with how many groups of each.
+    groups: Vec<(Kind, u64)>,
     in_flight_tokens: u64,
     prefix_caching: bool,
 }
@@ -45,18 +46,24 @@ impl Layout {
         let bs = self.block_size;
         self.groups
             .iter()
-            .map(|kind| match kind {
-                Kind::Full => len.div_ceil(bs),
-                Kind::Sliding(w) => (u64::from(*w) - 1 + self.in_flight_tokens).min(len).div_ceil(bs) + 1,
-                Kind::Linear => {
-                    if self.prefix_caching {
-                        3
-                    } else {
-                        1
+            .map(|(kind, count)| {
+                let each = match kind {
+                    Kind::Full => len.div_ceil(bs),
+                    Kind::Sliding(w) => {
+                        (u64::from(*w) - 1).saturating_add(self.in_flight_tokens).min(len).div_ceil(bs) + 1
                     }
-                }
+                    // Qwen's gated delta net; other state-space layers are close.
+                    Kind::Linear => {
+                        if self.prefix_caching {
+                            3
+                        } else {
+                            1
+                        }
+                    }
+                };
+                each.saturating_mul(*count)
             })
-            .sum::<u64>()
+            .fold(0u64, u64::saturating_add)
             .max(1)
     }
 
@@ -94,6 +101,7 @@ pub fn layout(
     kv_dtype: Option<KvCacheDtype>,
     model_dtype: ResolvedDtype,
     max_num_batched_tokens: u32,
+    pipeline_parallel_size: u32,
     prefix_caching: bool,
 ) -> Result<Layout, &'static str> {
     let elem = kv_dtype.and_then(KvCacheDtype::bytes).unwrap_or(model_dtype.bytes());
@@ -102,7 +110,7 @@ pub fn layout(
         Some(rank) => match kv_dtype {
             Some(KvCacheDtype::Fp8DsMla) => 656.0,
             Some(KvCacheDtype::Nvfp4DsMla) => 352.0,
-            _ => f64::from(rank + arch.qk_rope_head_dim.unwrap_or(64)) * elem,
+            _ => (f64::from(rank) + f64::from(arch.qk_rope_head_dim.unwrap_or(64))) * elem,
         },
         None => {
             let kv_heads = arch.kv_heads().ok_or("num_key_value_heads")?;
@@ -112,9 +120,12 @@ pub fn layout(
             2.0 * f64::from(per_rank) * f64::from(head_dim) * elem
         }
     };
+    if !(per_token_per_layer.is_finite() && per_token_per_layer > 0.0) {
+        return Err("head_dim");
+    }
     let share = |n: u32| {
-        (u64::from(n) * u64::from(layers_here))
-            .div_ceil(u64::from(arch.num_hidden_layers.unwrap_or(layers_here).max(1))) as u32
+        let all = u64::from(arch.num_hidden_layers.unwrap_or(layers_here).max(1));
+        u32::try_from((u64::from(n) * u64::from(layers_here)).div_ceil(all)).unwrap_or(u32::MAX)
     };
     let (full, sliding, linear) = match (arch.layer_kinds, arch.sliding_window) {
         (Some(k), _) => (share(k.full), share(k.sliding), share(k.linear)),
@@ -136,17 +147,14 @@ pub fn layout(
     let min = buckets.iter().map(|b| b.1).min().unwrap_or(1);
     let max = buckets.iter().map(|b| b.1).max().unwrap_or(1);
     let group_size = if f64::from(max) < 1.5 * f64::from(min) { max } else { min };
-    let mut groups = Vec::new();
-    for (kind, n) in &buckets {
-        groups.extend(std::iter::repeat_n(*kind, n.div_ceil(group_size) as usize));
-    }
+    let groups: Vec<(Kind, u64)> = buckets.iter().map(|(kind, n)| (*kind, u64::from(n.div_ceil(group_size)))).collect();
     let mut block_size = BLOCK_SIZE;
     if linear > 0
         && let Some(state) = linear_state_bytes(arch, tp, elem)
     {
         // `_align_hybrid_block_size`: attention pages grow to hold a state.
-        let per_block_token = per_token_per_layer;
-        block_size = ((state / per_block_token).ceil() as u64).div_ceil(BLOCK_SIZE).max(1) * BLOCK_SIZE;
+        let tokens = (state / per_token_per_layer).ceil().min(f64::from(1u32 << 24)) as u64;
+        block_size = tokens.div_ceil(BLOCK_SIZE).max(1) * BLOCK_SIZE;
     }
     let attention_layers = full + sliding;
     Ok(Layout {
@@ -154,8 +162,9 @@ pub fn layout(
         bytes_per_block: f64::from(group_size) * per_token_per_layer * block_size as f64,
         bytes_per_token: per_token_per_layer * f64::from(attention_layers.max(1)),
         groups,
-        // Two batches in flight (async scheduling): 2 x max_num_batched_tokens.
-        in_flight_tokens: 2 * u64::from(max_num_batched_tokens),
+        // Batches in flight with async scheduling on Model Runner V2 (both vLLM
+        // 0.33's defaults): pipeline stages + 1 (`max_concurrent_batches`).
+        in_flight_tokens: u64::from(pipeline_parallel_size.max(1) + 1) * u64::from(max_num_batched_tokens),
         prefix_caching,
     })
 }
@@ -167,7 +176,8 @@ fn linear_state_bytes(arch: &Arch, tp: u32, elem: f64) -> Option<f64> {
     let l = arch.linear.as_ref()?;
     let tp = f64::from(tp.max(1));
     let state = f64::from(l.value_heads) * f64::from(l.key_dim) * f64::from(l.value_dim);
-    let conv = f64::from(2 * l.key_heads * l.key_dim + l.value_heads * l.value_dim)
+    let conv = (2.0 * f64::from(l.key_heads) * f64::from(l.key_dim)
+        + f64::from(l.value_heads) * f64::from(l.value_dim))
         * f64::from(l.conv_kernel.saturating_sub(1));
     Some((state + conv) / tp * elem)
 }

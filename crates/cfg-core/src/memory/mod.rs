@@ -225,9 +225,10 @@ pub fn estimate_for(config: &ServerConfig, gpu: &Gpu, arch: &Arch, release: Rele
         arch,
         layers_here,
         tp,
-        config.model.kv_cache_dtype,
+        resolve::kv_cache_dtype(config, arch),
         dtype,
         batch.max_num_batched_tokens,
+        pp,
         // Prefix caching is on by default for generative models; config.toml has no switch for it.
         true,
     )
@@ -271,10 +272,11 @@ pub fn estimate_for(config: &ServerConfig, gpu: &Gpu, arch: &Arch, release: Rele
         largest_fitting_max_model_len: if kv > 0.0 { layout.longest_request(kv, model_max.max(1 << 24)) } else { 0 },
         model_max_len: arch.max_position_embeddings,
         dtype: dtype.as_str(),
-        kv_cache_dtype: config
-            .model
-            .kv_cache_dtype
-            .map_or_else(|| format!("auto ({})", dtype.as_str()), |k| k.as_str().to_string()),
+        kv_cache_dtype: match (config.model.kv_cache_dtype, resolve::kv_cache_dtype(config, arch)) {
+            (Some(k), _) if k != crate::model::KvCacheDtype::Auto => k.as_str().to_string(),
+            (_, Some(k)) => format!("auto ({}, the checkpoint's)", k.as_str()),
+            _ => format!("auto ({})", dtype.as_str()),
+        },
         weight_bytes_per_param: weight_bytes_per_param(config, arch, dtype),
         tensor_parallel_size: tp,
         pipeline_parallel_size: pp,

@@ -26,7 +26,15 @@ pub fn total_weight_bytes(
     // An index describes the checkpoint as stored; quantizing a 16-bit checkpoint
     // at load time (fp8 on a bf16 model) shrinks it, so it only holds as stored.
     if let (Some(bytes), true) = (arch.weight_bytes, as_stored) {
-        return Some((bytes as f64, WeightSource::Index));
+        // An unquantized checkpoint served in another dtype (fp32 files, bf16 on
+        // the GPU) is converted as it loads.
+        let stored = match arch.torch_dtype {
+            Some(crate::model::CheckpointDtype::Float32) => 4.0,
+            Some(_) => 2.0,
+            None => dtype.bytes(),
+        };
+        let scale = if method.is_none() { dtype.bytes() / stored } else { 1.0 };
+        return Some((bytes as f64 * scale, WeightSource::Index));
     }
     let params = arch.num_parameters? as f64;
     // The checkpoint's own bit width, where its quantization config states it

@@ -32,6 +32,13 @@ pub fn checkpoint_method(arch: &Arch) -> Option<String> {
 pub fn resolve(user: Option<Quantization>, arch: &Arch) -> Result<Option<Method>, String> {
     let user_name = user.map(Quantization::as_str);
     let checkpoint = checkpoint_method(arch);
+    // `humming` is probed before every other override when asked for.
+    if user_name == Some("humming") {
+        if checkpoint.as_deref() == Some("gpt_oss_mxfp4") {
+            return Err("For gpt-oss model, use '--moe-backend humming' instead of '--quantization humming'.".into());
+        }
+        return Ok(Some(Method { name: "humming".into(), from_checkpoint: false }));
+    }
     let overridden: Option<&str> = match (checkpoint.as_deref(), user_name) {
         (Some("gptq"), None | Some("gptq" | "gptq_marlin" | "auto_gptq" | "marlin")) => Some("auto_gptq"),
         (Some("awq"), None | Some("awq" | "awq_marlin" | "auto_awq" | "marlin")) => Some("auto_awq"),
@@ -60,16 +67,46 @@ pub fn resolve(user: Option<Quantization>, arch: &Arch) -> Result<Option<Method>
         }
     };
     if min_capability(&name).is_none() {
-        let known: Vec<String> = known_methods().map(|m| format!("'{m}'")).collect();
+        let known: Vec<String> = QUANTIZATION_METHODS.iter().map(|m| format!("'{m}'")).collect();
         return Err(format!("Unknown quantization method: {name}. Must be one of [{}].", known.join(", ")));
     }
     Ok(Some(Method { name, from_checkpoint }))
 }
 
-/// vLLM 0.33's `QUANTIZATION_METHODS`, in its order.
-fn known_methods() -> impl Iterator<Item = &'static str> {
-    Quantization::ALL.iter().map(|q| q.as_str()).filter(|m| *m != "marlin")
-}
+/// vLLM 0.33's `QUANTIZATION_METHODS` (`model_executor/layers/quantization/__init__.py`),
+/// in its order: its "Unknown quantization method" message prints them so.
+const QUANTIZATION_METHODS: [&str; 30] = [
+    "awq",
+    "auto_awq",
+    "fp8",
+    "fbgemm_fp8",
+    "fp_quant",
+    "modelopt",
+    "modelopt_fp4",
+    "modelopt_mxfp8",
+    "modelopt_mixed",
+    "auto_gptq",
+    "gptq",
+    "gptq_marlin",
+    "awq_marlin",
+    "humming",
+    "compressed-tensors",
+    "experts_int8",
+    "quark",
+    "moe_wna16",
+    "torchao",
+    "inc",
+    "mxfp4",
+    "gpt_oss_mxfp4",
+    "deepseek_v4_fp8",
+    "online",
+    "fp8_per_tensor",
+    "fp8_per_block",
+    "fp8_per_channel",
+    "int8_per_channel_weight_only",
+    "nvfp4_per_token",
+    "mxfp8",
+];
 
 /// `get_min_capability()` of the method's config class (major x 10 + minor).
 pub fn min_capability(method: &str) -> Option<u32> {
@@ -102,9 +139,9 @@ pub fn act_dtypes(method: &str) -> &'static [&'static str] {
     match method {
         "fp_quant" | "modelopt_mxfp8" | "mxfp8" | "mxfp4" | "gpt_oss_mxfp4" => &["bfloat16"],
         "compressed-tensors" | "torchao" => &["float32", "float16", "bfloat16"],
+        "modelopt_fp4" => &["bfloat16", "float16", "float8_e4m3fn"],
         "fp8"
         | "modelopt"
-        | "modelopt_fp4"
         | "modelopt_mixed"
         | "experts_int8"
         | "moe_wna16"
@@ -190,7 +227,23 @@ mod tests {
     #[test]
     fn marlin_without_a_checkpoint_is_unknown_and_gpt_oss_ignores_the_flag() {
         let err = resolve(Some(Quantization::Marlin), &arch(None, "llama")).unwrap_err();
-        assert!(err.starts_with("Unknown quantization method: marlin. Must be one of ['awq', 'auto_awq',"), "{err}");
+        assert_eq!(
+            err,
+            "Unknown quantization method: marlin. Must be one of ['awq', 'auto_awq', 'fp8', 'fbgemm_fp8', 'fp_quant', \
+             'modelopt', 'modelopt_fp4', 'modelopt_mxfp8', 'modelopt_mixed', 'auto_gptq', 'gptq', 'gptq_marlin', \
+             'awq_marlin', 'humming', 'compressed-tensors', 'experts_int8', 'quark', 'moe_wna16', 'torchao', 'inc', \
+             'mxfp4', 'gpt_oss_mxfp4', 'deepseek_v4_fp8', 'online', 'fp8_per_tensor', 'fp8_per_block', \
+             'fp8_per_channel', 'int8_per_channel_weight_only', 'nvfp4_per_token', 'mxfp8']."
+        );
+        assert_eq!(
+            resolve(Some(Quantization::Humming), &arch(Some("gptq"), "llama")).unwrap().unwrap().name,
+            "humming"
+        );
+        assert!(
+            resolve(Some(Quantization::Humming), &arch(Some("mxfp4"), "gpt_oss"))
+                .unwrap_err()
+                .contains("--moe-backend humming")
+        );
         let m = resolve(Some(Quantization::Fp8), &arch(Some("mxfp4"), "gpt_oss")).unwrap().unwrap();
         assert_eq!((m.name.as_str(), m.from_checkpoint), ("gpt_oss_mxfp4", false));
         assert_eq!(

@@ -48,17 +48,30 @@ pub fn answer(route: Route, prompt: u32, max_tokens: u32, min_tokens: u32, max_m
              the input prompt. (parameter=input_tokens, value={count})"
         ));
     }
-    let room = m - prompt;
-    if room == 0 {
-        return Answer::Refused("max_tokens must be at least 1, got 0. (parameter=max_tokens, value=0)".into());
+    // A prompt that fills the context leaves 0, and so does asking for 0.
+    let allowed = max_tokens.min(m - prompt);
+    if allowed < 1 {
+        return Answer::Refused(format!(
+            "max_tokens must be at least 1, got {allowed}. (parameter=max_tokens, value={allowed})"
+        ));
     }
-    let allowed = max_tokens.min(room);
     if min_tokens > allowed {
         return Answer::Refused(format!(
             "min_tokens must be less than or equal to max_tokens={allowed}, got {min_tokens}."
         ));
     }
     Answer::Served { max_tokens: allowed, clamped: allowed < max_tokens }
+}
+
+/// The message as vLLM words it for a chat request that named
+/// `max_completion_tokens` instead of `max_tokens`: only the "cannot be greater"
+/// refusal names the field the request used.
+pub fn worded_for(message: String, used_max_completion_tokens: bool) -> String {
+    if used_max_completion_tokens && message.contains("cannot be greater than max_model_len") {
+        message.replace("max_tokens", "max_completion_tokens")
+    } else {
+        message
+    }
 }
 
 #[cfg(test)]
@@ -87,6 +100,17 @@ mod tests {
         );
         // Prompt + output over the context: a silent clamp, unless min_tokens forces the length.
         assert_eq!(answer(Chat, 7000, 2048, 0, 8192), Answer::Served { max_tokens: 1192, clamped: true });
+        // Asking for nothing is refused like a prompt that fills the context.
+        assert_eq!(
+            answer(Completions, 10, 0, 0, 8192),
+            Answer::Refused("max_tokens must be at least 1, got 0. (parameter=max_tokens, value=0)".into())
+        );
+        let Answer::Refused(m) = answer(Chat, 10, 9000, 0, 8192) else { panic!() };
+        assert_eq!(
+            worded_for(m, true),
+            "max_completion_tokens=9000 cannot be greater than max_model_len=8192. Please request fewer output \
+             tokens. (parameter=max_completion_tokens, value=9000)"
+        );
         assert_eq!(
             answer(Chat, 7000, 2048, 2048, 8192),
             Answer::Refused("min_tokens must be less than or equal to max_tokens=1192, got 2048.".into())

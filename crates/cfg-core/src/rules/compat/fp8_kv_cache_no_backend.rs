@@ -27,14 +27,32 @@ declare_rule! {
 }
 
 fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
-    let (Some(kv), Some(gpu)) = (d.config.model.kv_cache_dtype, &d.gpu) else { return };
+    let (Some(kv), Some(gpu)) = (crate::resolve::kv_cache_dtype(d.config, &d.arch), &d.gpu) else { return };
     let Some(vllm_says) = fp8_kv_refusal(&d.arch, gpu, d.dtype, kv) else { return };
+    // "auto" on a checkpoint that stores its KV cache in fp8 is fp8 too.
+    let (pointer, whose, fix) = if d.has("/model/kv_cache_dtype") {
+        (
+            "/model/kv_cache_dtype",
+            "",
+            "set kv_cache_dtype = \"auto\", or serve on a GPU of compute capability 8.9 or newer",
+        )
+    } else {
+        (
+            "/model/name",
+            ", the checkpoint's own KV quantization",
+            "serve on a GPU of compute capability 8.9 or newer, or use a checkpoint without an fp8 KV cache",
+        )
+    };
     out.push(
         RULE.finding(
-            format!("no attention backend takes an fp8 KV cache ({}) for this model on the {}", kv.as_str(), gpu.name),
-            Target::config("/model/kv_cache_dtype"),
+            format!(
+                "no attention backend takes an fp8 KV cache ({}{whose}) for this model on the {}",
+                kv.as_str(),
+                gpu.name
+            ),
+            Target::config(pointer),
         )
         .label(format!("vLLM stops after loading: \"{vllm_says}\""))
-        .help("set kv_cache_dtype = \"auto\", or serve on a GPU of compute capability 8.9 or newer"),
+        .help(fix),
     );
 }
