@@ -91,6 +91,15 @@ impl Layout {
     }
 }
 
+/// What the scheduler does that shapes the cache: batches in flight and prefix caching.
+#[derive(Debug, Clone, Copy)]
+pub struct Serving {
+    pub max_num_batched_tokens: u32,
+    pub pipeline_parallel_size: u32,
+    /// On by default for generative models (config.toml has no switch for it).
+    pub prefix_caching: bool,
+}
+
 /// The layout for `layers_here` layers of `arch` on one of `tp` tensor-parallel
 /// GPUs. `None` when the architecture lacks the sizes it needs (the name of the
 /// missing field).
@@ -100,9 +109,7 @@ pub fn layout(
     tp: u32,
     kv_dtype: Option<KvCacheDtype>,
     model_dtype: ResolvedDtype,
-    max_num_batched_tokens: u32,
-    pipeline_parallel_size: u32,
-    prefix_caching: bool,
+    serving: Serving,
 ) -> Result<Layout, &'static str> {
     let elem = kv_dtype.and_then(KvCacheDtype::bytes).unwrap_or(model_dtype.bytes());
     let per_token_per_layer = match arch.kv_lora_rank {
@@ -164,8 +171,9 @@ pub fn layout(
         groups,
         // Batches in flight with async scheduling on Model Runner V2 (both vLLM
         // 0.33's defaults): pipeline stages + 1 (`max_concurrent_batches`).
-        in_flight_tokens: u64::from(pipeline_parallel_size.max(1) + 1) * u64::from(max_num_batched_tokens),
-        prefix_caching,
+        in_flight_tokens: u64::from(serving.pipeline_parallel_size.max(1) + 1)
+            * u64::from(serving.max_num_batched_tokens),
+        prefix_caching: serving.prefix_caching,
     })
 }
 

@@ -227,10 +227,11 @@ pub fn estimate_for(config: &ServerConfig, gpu: &Gpu, arch: &Arch, release: Rele
         tp,
         resolve::kv_cache_dtype(config, arch),
         dtype,
-        batch.max_num_batched_tokens,
-        pp,
-        // Prefix caching is on by default for generative models; config.toml has no switch for it.
-        true,
+        kv::Serving {
+            max_num_batched_tokens: batch.max_num_batched_tokens,
+            pipeline_parallel_size: pp,
+            prefix_caching: true,
+        },
     )
     .map_err(Missing::Architecture)?;
     // The null block is not taken off the count, only off the admission checks.
