@@ -60,3 +60,18 @@ pub fn memory(text: &str) {
         assert!(!shown.contains("NaN") && !shown.contains(": inf") && !shown.contains(": -inf"), "{shown}");
     }
 }
+
+/// A model's config.json, as read from wherever the user got it: reading it and
+/// checking a config against it answers without a panic, and the memory picture
+/// holds no NaN or infinity.
+pub fn model_config(text: &str) {
+    let Ok(arch) = cfg_core::hf::read_model(text, None, "fuzz") else { return };
+    let config = "[model]\nname = \"fuzz/model\"\nmax_model_len = 4096\n[parallel]\ntensor_parallel_size = 2\n\
+                  [hardware]\ngpu = \"A100-80GB\"\ngpu_count = 2\n";
+    let inputs = [Input::new(FileKind::Config, "config.toml", config)];
+    let report = cfg_core::lint(&inputs, &Options { models: vec![("fuzz/model".into(), arch)], ..Options::default() });
+    if let Some(m) = &report.memory {
+        let shown = format!("{m:?}");
+        assert!(!shown.contains("NaN") && !shown.contains(": inf") && !shown.contains(": -inf"), "{shown}");
+    }
+}

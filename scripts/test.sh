@@ -210,7 +210,7 @@ stage_fuzz() {
   # Runs per target: about 15 s each on a 2-core machine (see fuzz/README.md).
   local seed="${CFG_FUZZ_SEED:-1}" target runs fresh
   local fuzz_target_dir="$CACHE/fuzz-target"
-  for target_runs in parse_toml:45000 parse_json:300000 lint_pair:25000 render:25000 memory:60000; do
+  for target_runs in parse_toml:45000 parse_json:300000 lint_pair:25000 render:25000 memory:60000 model_config:20000; do
     target="${target_runs%%:*}"
     runs="${CFG_FUZZ_RUNS:-${target_runs#*:}}"
     fresh="$scratch/fuzz-$target"

@@ -33,6 +33,7 @@ fn every_corpus_input_and_reproducer_still_passes() {
         ("lint_pair", checks::lint_pair),
         ("render", checks::render),
         ("memory", checks::memory),
+        ("model_config", checks::model_config),
     ]
     .into_iter()
     .map(|(target, check)| (target, replay(target, check)))
