@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real-vLLM end-to-end suite: installs vLLM's CPU build into the cache (reused
-# when intact), builds the tiny model, runs suite.py's four parts against real vLLM
+# when intact), builds the tiny model, runs suite.py's five parts against real vLLM
 # servers and writes artifacts/e2e-vllm/summary.md.
 #
 # Exit 0 with "not run: <reason>" when vLLM cannot be installed (registry
