@@ -313,6 +313,17 @@ fn field(
     }
 }
 
+/// A config.json given on the page, for the model the config names now.
+fn given_model_files(state: &State, file: &str, how: &str, text: String) -> Action {
+    let origin = format!("{file} ({how})");
+    Action::ModelFiles(Some(model::ModelFiles {
+        for_name: state.config_name(),
+        origin,
+        config_json: text,
+        safetensors_index: None,
+    }))
+}
+
 /// The model's own config.json: chosen or dropped here, or fetched through
 /// `cfg-bench serve` (from this machine's Hugging Face cache, else the Hub with
 /// the server's HF_TOKEN, which the page never sees). Without them the catalog's
@@ -331,13 +342,7 @@ fn model_files_panel(state: &UseReducerHandle<State>) -> Html {
                     let Ok(text) = wasm_bindgen_futures::JsFuture::from(f.text()).await else { return };
                     let text = text.as_string().unwrap_or_default();
                     if model::is_model_config(&text) {
-                        let origin = format!("{} (chosen on the page)", f.name());
-                        s.dispatch(Action::ModelFiles(Some(model::ModelFiles {
-                            for_name: s.config_name(),
-                            origin,
-                            config_json: text,
-                            safetensors_index: None,
-                        })));
+                        s.dispatch(given_model_files(&s, &f.name(), "chosen on the page", text));
                     } else {
                         s.dispatch(Action::ModelNote(format!("{} is not a model's config.json", f.name())));
                     }
@@ -751,13 +756,7 @@ pub fn app() -> Html {
                     let Ok(text) = wasm_bindgen_futures::JsFuture::from(f.text()).await else { return };
                     let text = text.as_string().unwrap_or_default();
                     if model::is_model_config(&text) {
-                        let origin = format!("{} (dropped on the page)", f.name());
-                        s.dispatch(Action::ModelFiles(Some(model::ModelFiles {
-                            for_name: s.config_name(),
-                            origin,
-                            config_json: text,
-                            safetensors_index: None,
-                        })));
+                        s.dispatch(given_model_files(&s, &f.name(), "dropped on the page", text));
                         return;
                     }
                     let file = match cfg_core::detect_kind(&f.name(), &text) {

@@ -458,33 +458,30 @@ pub fn resolve<'a>(root: &'a Json, mut node: &'a Json) -> &'a Json {
 
 /// The subschema describing the value at an instance pointer.
 fn schema_at<'a>(root: &'a Json, pointer: &str) -> Option<&'a Json> {
-    let mut node = resolve(root, root);
-    for token in pointer_tokens(pointer) {
-        let next = node
-            .get("properties")
-            .and_then(|p| p.get(&token))
-            .or_else(|| node.get("additionalProperties").filter(|a| a.is_object()))
-            .or_else(|| node.get("items"))?;
-        node = resolve(root, next);
-    }
-    Some(node)
+    walk_to(root, pointer).map(|(_, resolved)| resolved)
 }
 
 /// The description of the value at an instance pointer: the property's own
 /// (written beside a `$ref`, as for max_model_len), else its type's.
 fn description_at<'a>(root: &'a Json, pointer: &str) -> Option<&'a str> {
+    let (written, resolved) = walk_to(root, pointer)?;
+    written.get("description").or_else(|| resolved.get("description")).and_then(Json::as_str)
+}
+
+/// The schema at an instance pointer as the parent writes it, and resolved
+/// through `$ref` and the like.
+fn walk_to<'a>(root: &'a Json, pointer: &str) -> Option<(&'a Json, &'a Json)> {
+    let mut written = root;
     let mut node = resolve(root, root);
-    let mut own = node.get("description");
     for token in pointer_tokens(pointer) {
-        let next = node
+        written = node
             .get("properties")
             .and_then(|p| p.get(&token))
             .or_else(|| node.get("additionalProperties").filter(|a| a.is_object()))
             .or_else(|| node.get("items"))?;
-        own = next.get("description");
-        node = resolve(root, next);
+        node = resolve(root, written);
     }
-    own.or_else(|| node.get("description")).and_then(Json::as_str)
+    Some((written, node))
 }
 
 fn property_names(schema: Option<&Json>) -> Vec<String> {
