@@ -149,8 +149,18 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// Control characters in the message (it often quotes the server) are escaped
+    /// here, once, so no terminal, file or page it reaches can be driven by them.
     pub(crate) fn new(kind: FailureKind, message: impl Into<String>) -> Self {
-        Failure { kind, message: message.into(), retry_after: None }
+        let message = message.into();
+        let message = cfg_core::output::escape_controls(&message).into_owned();
+        Failure { kind, message, retry_after: None }
+    }
+
+    /// The message with the key, if the server echoed it back, taken out.
+    pub(crate) fn without(mut self, key: Option<&str>) -> Self {
+        self.message = redact(&self.message, key);
+        self
     }
 
     /// The HTTP status, when the server answered with an error.
@@ -183,6 +193,32 @@ impl Timing {
         (self.output_tokens > 1).then(|| (self.e2e - self.ttft) / f64::from(self.output_tokens - 1))
     }
 }
+
+/// `text` with every occurrence of the key replaced: a server (or gateway) that
+/// echoes the Authorization header back must not put the key in a log, a
+/// result.json or a page.
+pub fn redact(text: &str, key: Option<&str>) -> String {
+    match key.map(str::trim).filter(|k| k.len() >= 4) {
+        Some(k) if text.contains(k) => text.replace(k, "<the key>"),
+        _ => text.to_string(),
+    }
+}
+
+/// Reads at most `limit` bytes of a body: a server that sends more is cut off
+/// with an error instead of filling the runner's memory.
+pub async fn read_capped(resp: &mut reqwest::Response, limit: usize) -> Result<Vec<u8>, String> {
+    let mut body = Vec::new();
+    while let Some(bytes) = resp.chunk().await.map_err(|e| classify(&e).message)? {
+        if body.len() + bytes.len() > limit {
+            return Err(format!("the body is larger than {limit} bytes"));
+        }
+        body.extend_from_slice(&bytes);
+    }
+    Ok(body)
+}
+
+/// Largest error body read (the message is all the runner keeps of it).
+const MAX_ERROR_BODY: usize = 64 * 1024;
 
 /// Sorts a transport error into a class by what it says.
 pub fn classify(err: &reqwest::Error) -> Failure {
@@ -226,26 +262,50 @@ pub fn classify(err: &reqwest::Error) -> Failure {
     Failure::new(kind, chain)
 }
 
-/// Incremental SSE reader: feeds bytes, yields `data:` payloads.
+/// Longest SSE line read: one streamed chunk is a few hundred bytes; a line
+/// past this is a broken or hostile server, not a chunk.
+pub const MAX_SSE_LINE: usize = 1 << 20;
+
+/// Incremental SSE reader: feeds bytes, yields `data:` payloads. Each byte is
+/// scanned for a newline once, however the reads split the lines.
 #[derive(Default)]
 pub struct SseReader {
     buf: Vec<u8>,
+    /// How much of `buf` is known to hold no newline.
+    scanned: usize,
 }
 
 impl SseReader {
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<String> {
+    /// The `data:` payloads completed by `bytes`; an error when a line grows
+    /// past [`MAX_SSE_LINE`].
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<String>, String> {
         self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
-        while let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.buf.drain(..=pos).collect();
-            let line = String::from_utf8_lossy(&line);
-            let line = line.trim_end_matches(['\n', '\r']);
+        let (mut start, mut from) = (0, self.scanned);
+        while let Some(rel) = self.buf[from..].iter().position(|&b| b == b'\n') {
+            let end = from + rel;
+            if end - start > MAX_SSE_LINE {
+                return Err(too_long());
+            }
+            let line = String::from_utf8_lossy(&self.buf[start..end]);
+            let line = line.trim_end_matches('\r');
             if let Some(data) = line.strip_prefix("data:") {
                 out.push(data.trim_start().to_string());
             }
+            start = end + 1;
+            from = start;
         }
-        out
+        self.buf.drain(..start);
+        self.scanned = self.buf.len();
+        if self.buf.len() > MAX_SSE_LINE {
+            return Err(too_long());
+        }
+        Ok(out)
     }
+}
+
+fn too_long() -> String {
+    format!("a line of more than {MAX_SSE_LINE} bytes in the stream")
 }
 
 /// How requests reach the endpoint.
@@ -354,7 +414,7 @@ async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> R
             sent_at: resp.sent_at(),
         };
         if !(200..300).contains(&head.status) {
-            return Err(http_failure(&head, &resp.text().await));
+            return Err(http_failure(&head, &resp.text().await).without(key));
         }
         return Ok((head, Body::Direct(resp)));
     }
@@ -363,7 +423,7 @@ async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> R
     if let Some(k) = key {
         req = req.bearer_auth(k);
     }
-    let resp = req.send().await.map_err(|e| classify(&e))?;
+    let mut resp = req.send().await.map_err(|e| classify(&e))?;
     let head = Opened {
         status: resp.status().as_u16(),
         simulated: resp.headers().get("x-cfg-bench-simulated").is_some(),
@@ -371,7 +431,10 @@ async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> R
         sent_at,
     };
     if !resp.status().is_success() {
-        return Err(http_failure(&head, &resp.text().await.unwrap_or_default()));
+        // A bounded read: an error body of gigabytes is still an http_N error.
+        let body = read_capped(&mut resp, MAX_ERROR_BODY).await;
+        let text = body.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_else(|e| e);
+        return Err(http_failure(&head, &text).without(key));
     }
     Ok((head, Body::Reqwest(resp)))
 }
@@ -412,7 +475,11 @@ pub async fn send(
         let mut bytes = Vec::new();
         while let Some(item) = resp.chunk(&mut bytes).await {
             let arrived = since_sent(item?);
-            for data in sse.feed(&bytes) {
+            // A server that never pauses must not starve the timeout below, the
+            // progress line or a Ctrl-C: hand the thread back between reads.
+            tokio::task::coop::consume_budget().await;
+            let lines = sse.feed(&bytes).map_err(|e| Failure::new(FailureKind::MalformedSse, e))?;
+            for data in lines {
                 last_data = Some(arrived);
                 if data == "[DONE]" {
                     done = true;
@@ -424,9 +491,10 @@ pub async fn send(
                         FailureKind::MalformedSse,
                         format!("bad JSON in a data line ({e}): {}", truncate(&data, 120)),
                     )
+                    .without(key)
                 })?;
                 if let Some(err) = v.error.filter(|e| e.get() != "null") {
-                    return Err(Failure::new(FailureKind::StreamError, truncate(err.get(), 200)));
+                    return Err(Failure::new(FailureKind::StreamError, truncate(err.get(), 200)).without(key));
                 }
                 let piece = v.choices.first().and_then(|c| match api {
                     Api::Chat => c.delta.as_ref().and_then(|d| d.content.as_deref()),
@@ -446,10 +514,29 @@ pub async fn send(
                 }
                 if let Some(u) = v.usage {
                     if let Some(c) = u.completion_tokens {
-                        timing.output_tokens = c as u32;
+                        // A server's count is checked, never cut to fit: more than was
+                        // asked for is a broken answer, not tokens to sum.
+                        timing.output_tokens =
+                            u32::try_from(c).ok().filter(|&c| c <= spec.max_tokens).ok_or_else(|| {
+                                Failure::new(
+                                    FailureKind::MalformedSse,
+                                    format!(
+                                        "usage.completion_tokens is {c}, more than the {} asked for",
+                                        spec.max_tokens
+                                    ),
+                                )
+                            })?;
                         timing.usage_reported = true;
                     }
-                    timing.prompt_tokens = u.prompt_tokens.map(|p| p as u32);
+                    timing.prompt_tokens = match u.prompt_tokens {
+                        Some(p) => Some(u32::try_from(p).map_err(|_| {
+                            Failure::new(
+                                FailureKind::MalformedSse,
+                                format!("usage.prompt_tokens is {p}, not a prompt's length"),
+                            )
+                        })?),
+                        None => None,
+                    };
                 }
             }
         }
@@ -501,11 +588,29 @@ mod tests {
     #[test]
     fn sse_lines_split_across_reads() {
         let mut r = SseReader::default();
-        assert!(r.feed(b"data: {\"a\"").is_empty());
+        assert!(r.feed(b"data: {\"a\"").unwrap().is_empty());
         assert_eq!(
-            r.feed(b":1}\n\n: keep-alive\ndata: [DONE]\r\n"),
+            r.feed(b":1}\n\n: keep-alive\ndata: [DONE]\r\n").unwrap(),
             vec!["{\"a\":1}".to_string(), "[DONE]".to_string()]
         );
+    }
+
+    #[test]
+    fn an_endless_line_is_refused_and_long_streams_stay_linear() {
+        let mut r = SseReader::default();
+        let piece = vec![b'x'; 64 * 1024];
+        let mut refused = false;
+        for _ in 0..(MAX_SSE_LINE / piece.len() + 2) {
+            if r.feed(&piece).is_err() {
+                refused = true;
+                break;
+            }
+        }
+        assert!(refused, "a line past MAX_SSE_LINE was accepted");
+        // Many lines in one read, each found once.
+        let mut r = SseReader::default();
+        let many = "data: {}\n".repeat(100_000);
+        assert_eq!(r.feed(many.as_bytes()).unwrap().len(), 100_000);
     }
 
     #[test]

@@ -159,11 +159,13 @@ async fn count(http: &reqwest::Client, url: &str, api: Api, key: Option<&str>, m
     if let Some(k) = key {
         req = req.bearer_auth(k);
     }
-    let resp = req.send().await.ok()?;
+    let mut resp = req.send().await.ok()?;
     if !resp.status().is_success() {
         return None;
     }
-    let v: serde_json::Value = resp.json().await.ok()?;
+    // The answer lists the token ids: a few hundred kilobytes for the longest prompts.
+    let body = crate::client::read_capped(&mut resp, 4 << 20).await.ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&body).ok()?;
     v.get("count").and_then(serde_json::Value::as_u64).and_then(|c| u32::try_from(c).ok())
 }
 
@@ -179,6 +181,11 @@ pub async fn calibrate(
     targets: &[u32],
 ) -> Option<Vec<u32>> {
     let url = tokenize_url(endpoint)?;
+    // One quick question first: a server without a working /tokenize is found out
+    // in seconds, not after a round of 48 slow ones.
+    let probe =
+        tokio::time::timeout(std::time::Duration::from_secs(3), count(http, &url, api, key, model, "hello")).await;
+    probe.ok().flatten()?;
     let mut words = Vec::with_capacity(targets.len());
     for (class, &target) in targets.iter().enumerate() {
         // The mean over many prompts: each request draws its own words, and one prompt's
@@ -228,6 +235,9 @@ pub async fn calibrate(
 }
 
 const SAMPLES: u64 = 48;
+
+/// The longest calibration the runner waits for before sizing prompts by words.
+pub const CALIBRATION_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 fn scale(words: u32, target: u32, counted: u32) -> u32 {
     ((f64::from(words) * f64::from(target) / f64::from(counted.max(1))).round() as u32).max(1)

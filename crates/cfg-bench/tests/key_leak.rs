@@ -145,3 +145,72 @@ fn the_web_api_never_answers_with_the_key() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A server that repeats the request's `Authorization` header in its 401 body,
+/// as some gateways do: the key it echoes is redacted from everything the run
+/// prints and writes.
+#[test]
+fn a_key_echoed_back_by_the_server_is_never_stored_or_printed() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut sock in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && sock.read(&mut byte).is_ok_and(|n| n == 1) {
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let auth = head.lines().find(|l| l.to_ascii_lowercase().starts_with("authorization")).unwrap_or("");
+                let body = format!("{{\"error\": \"rejected credentials: {auth}\"}}");
+                let _ = write!(
+                    sock,
+                    "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    let dir = common::scratch("key-leak-echo");
+    let settings = std::fs::read_to_string(repo().join("tests/bench/quick-settings.json"))
+        .unwrap()
+        .replace("127.0.0.1:8000", &format!("127.0.0.1:{port}"));
+    std::fs::write(dir.join("settings.json"), settings).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cfg-bench"))
+        .env("VLLM_INTERNAL_KEY", KEY)
+        .args(["run", "--skip-smoke", "--duration", "1", "--settings"])
+        .arg(dir.join("settings.json"))
+        .arg("--output")
+        .arg(dir.join("result.json"))
+        .arg("--html")
+        .arg(dir.join("report.html"))
+        .arg("--runs-dir")
+        .arg(dir.join("runs"))
+        .output()
+        .unwrap();
+    let printed = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!printed.contains("LEAKCANARY"), "the key was printed: {printed}");
+    let result = std::fs::read_to_string(dir.join("result.json")).expect("result.json was written");
+    assert!(result.contains("http_401"), "{result}");
+    assert!(result.contains("rejected credentials"), "the server's words are kept, less the key: {result}");
+    // The smoke test alone, too: it prints the server's answer.
+    let smoke = Command::new(env!("CARGO_BIN_EXE_cfg-bench"))
+        .env("VLLM_INTERNAL_KEY", KEY)
+        .args(["smoke", "--settings"])
+        .arg(dir.join("settings.json"))
+        .output()
+        .unwrap();
+    let printed = format!("{}{}", String::from_utf8_lossy(&smoke.stdout), String::from_utf8_lossy(&smoke.stderr));
+    assert!(printed.contains("401"), "{printed}");
+    assert!(!printed.contains("LEAKCANARY"), "the smoke test printed the key: {printed}");
+    let mut files = Vec::new();
+    files_under(&dir, &mut files);
+    assert!(files.len() >= 3, "settings, result, report: {files:?}");
+    for f in files {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        assert!(!text.contains("LEAKCANARY"), "{} contains the key", f.display());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -40,9 +40,12 @@ pub async fn check(
         force_output_length: false,
     };
     let mut out = std::io::stdout();
-    let r = client::send(&http, &settings.endpoint, api, key, &spec, Duration::from_secs(120), |t| {
+    // The run's own limit: a smoke test is one of its requests.
+    let timeout = Duration::from_secs_f64(settings.request_timeout_seconds.unwrap_or(120.0).clamp(0.1, 86_400.0));
+    let r = client::send(&http, &settings.endpoint, api, key, &spec, timeout, |t| {
         if print_text {
-            let _ = write!(out, "{t}");
+            // The server's text, with no way to drive the terminal.
+            let _ = write!(out, "{}", cfg_core::output::escape_controls(t));
             let _ = out.flush();
         }
     })
@@ -94,21 +97,27 @@ async fn diagnose(
             let mut lines = vec![format!("404: the endpoint or the model \"{}\" is unknown", settings.model)];
             if let Some(u) = cfg_core::url::Url::parse(&settings.endpoint) {
                 let models = format!("{}://{}/v1/models", u.scheme, u.authority);
-                let mut req = http.get(&models);
+                // Bounded in time and size: the list is a hint, not worth a hang.
+                let mut req = http.get(&models).timeout(Duration::from_secs(10));
                 if let Some(k) = key {
                     req = req.bearer_auth(k);
                 }
-                if let Ok(resp) = req.send().await
-                    && let Ok(v) = resp.json::<serde_json::Value>().await
+                if let Ok(mut resp) = req.send().await
+                    && let Ok(body) = client::read_capped(&mut resp, 1 << 20).await
+                    && let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body)
                 {
                     let names: Vec<String> = v["data"]
                         .as_array()
                         .into_iter()
                         .flatten()
-                        .filter_map(|m| m["id"].as_str().map(str::to_string))
+                        .filter_map(|m| m["id"].as_str())
+                        .map(|n| client::redact(&cfg_core::output::escape_controls(n), key))
                         .collect();
-                    if !names.is_empty() {
-                        lines.push(format!("{models} offers: {}", names.join(", ")));
+                    let shown: Vec<&str> = names.iter().take(20).map(String::as_str).collect();
+                    if !shown.is_empty() {
+                        let more = names.len() - shown.len();
+                        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+                        lines.push(format!("{models} offers: {}{more}", shown.join(", ")));
                     }
                 }
             }

@@ -82,7 +82,19 @@ impl Shared {
         let calibrated = if input.stop.load(Ordering::SeqCst) {
             None
         } else {
-            crate::prompt::calibrate(&client, &s.endpoint, api, input.key.as_deref(), &s.model, &targets).await
+            // Bounded as a whole: a server that answers /tokenize slowly (or never)
+            // costs the run at most this before it falls back to words.
+            let calibrating =
+                crate::prompt::calibrate(&client, &s.endpoint, api, input.key.as_deref(), &s.model, &targets);
+            let stopped = async {
+                while !input.stop.load(Ordering::SeqCst) {
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+            };
+            tokio::select! {
+                words = tokio::time::timeout(crate::prompt::CALIBRATION_LIMIT, calibrating) => words.ok().flatten(),
+                () = stopped => None,
+            }
         };
         if let Some(words) = &calibrated
             && input.show_progress

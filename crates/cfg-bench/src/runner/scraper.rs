@@ -161,8 +161,11 @@ async fn nvidia_smi_utilization() -> Option<f64> {
     (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64 / 100.0)
 }
 
+/// Largest /metrics page read.
+const MAX_METRICS_BYTES: usize = 8 << 20;
+
 async fn fetch(client: &reqwest::Client, url: &str) -> Result<Metrics, String> {
-    let resp = client
+    let mut resp = client
         .get(url)
         .timeout(Duration::from_secs(2))
         .send()
@@ -171,6 +174,7 @@ async fn fetch(client: &reqwest::Client, url: &str) -> Result<Metrics, String> {
     if !resp.status().is_success() {
         return Err(format!("HTTP {}", resp.status().as_u16()));
     }
-    let text = resp.text().await.map_err(|e| e.to_string())?;
-    Ok(scrape::parse(&text))
+    // vLLM's /metrics is tens of kilobytes; a server that streams more is not one.
+    let body = crate::client::read_capped(&mut resp, MAX_METRICS_BYTES).await?;
+    Ok(scrape::parse(&String::from_utf8_lossy(&body)))
 }
