@@ -51,6 +51,8 @@ test('the page validates, imports, exports and runs a load test', { timeout: 180
     figures.interactive_ms = await page.evaluate(() => window.__cfgReadyMs);
     await page.screenshot({ path: join(shots, '01-loaded.png'), fullPage: true });
     assert.equal(await page.getAttribute('#summary', 'data-errors'), '0', 'the example pair is clean');
+    // A link copied from the address bar reproduces the files, never the token.
+    assert.ok(!page.url().includes('token='), `the address bar shows the token: ${page.url()}`);
 
     // Break a field: the inline error appears next to it, with its code.
     const field = page.locator('input[data-pointer="/batching/max_num_batched_tokens"]');

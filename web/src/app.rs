@@ -109,12 +109,10 @@ fn relint(mut s: State) -> State {
         samples.push(&wasm_bindgen::JsValue::from_f64(ms));
         let _ = js_sys::Reflect::set(&w, &key, &samples);
     }
-    // The whole state in the URL fragment: a link reproduces the page.
+    // The whole state in the URL fragment: a link reproduces the page. Not the
+    // token: a shared link must not share the runner.
     if let Some(w) = web_sys::window() {
-        let mut frag = model::fragment(&s.config, &s.settings);
-        if let Some(t) = &s.token {
-            frag = format!("token={t}&{frag}");
-        }
+        let frag = model::fragment(&s.config, &s.settings);
         if let Ok(h) = w.history() {
             let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{frag}")));
         }
@@ -211,6 +209,17 @@ impl Reducible for State {
 fn initial() -> State {
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     let (c, s, token) = model::parse_fragment(&hash);
+    // The token arrives once, in the URL cfg-bench serve printed; it is kept for
+    // this tab only and taken out of the address bar by the first relint.
+    let storage = web_sys::window().and_then(|w| w.session_storage().ok().flatten());
+    let token = match (token, &storage) {
+        (Some(t), Some(st)) => {
+            let _ = st.set_item("cfg-bench-token", &t);
+            Some(t)
+        }
+        (None, Some(st)) => st.get_item("cfg-bench-token").ok().flatten(),
+        (t, None) => t,
+    };
     relint(State {
         config: c.unwrap_or_else(|| DEFAULT_CONFIG.to_string()),
         settings: s.unwrap_or_else(|| DEFAULT_SETTINGS.to_string()),

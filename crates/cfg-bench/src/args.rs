@@ -178,4 +178,10 @@ pub struct ServeArgs {
     /// The built web app (default: web/dist if it exists).
     #[arg(long)]
     pub web_dir: Option<PathBuf>,
+    /// A variable runs started from the browser may read their key from
+    /// (settings.json's `api_key_env`); repeat for more. A run that names any
+    /// other variable is refused (403): a page must not choose which of this
+    /// process's variables goes to which address.
+    #[arg(long = "key-env", value_name = "VAR")]
+    pub key_env: Vec<String>,
 }

@@ -30,6 +30,8 @@ use serde_json::json;
 
 use crate::runner::{self, Live, RunInput};
 
+mod limits;
+
 /// Largest request body the API accepts: two small text files.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
 
@@ -37,12 +39,26 @@ pub struct ServeOptions {
     pub bind: SocketAddr,
     pub runs_dir: PathBuf,
     pub web_dir: Option<PathBuf>,
+    /// The variables a run from the browser may read a key from (`--key-env`):
+    /// a page must not be able to send any variable of this process anywhere.
+    pub key_envs: Vec<String>,
 }
+
+/// Runs going at once, and their total concurrency: a page cannot make the
+/// runner open unbounded connections.
+const MAX_LIVE_RUNS: usize = 4;
+const MAX_TOTAL_CONCURRENCY: u64 = 4096;
+/// Finished runs kept for their events and result (they are in the archive too).
+const MAX_FINISHED_RUNS: usize = 32;
+/// Connections served at once, and how long one may sit idle.
+const MAX_CONNECTIONS: usize = 256;
+const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 struct RunSlot {
     stop: Arc<AtomicBool>,
     live: Arc<Live>,
     result: Arc<Mutex<Option<BenchResult>>>,
+    concurrency: u64,
 }
 
 struct AppState {
@@ -52,6 +68,7 @@ struct AppState {
     runs_dir: PathBuf,
     web_dir: Option<PathBuf>,
     runs: Mutex<HashMap<String, RunSlot>>,
+    key_envs: Vec<String>,
     next: Mutex<u64>,
 }
 
@@ -88,6 +105,7 @@ pub fn router(opts: &ServeOptions, addr: SocketAddr, token: String) -> Router {
         runs_dir: opts.runs_dir.clone(),
         web_dir: opts.web_dir.clone(),
         runs: Mutex::new(HashMap::new()),
+        key_envs: opts.key_envs.clone(),
         next: Mutex::new(0),
     });
     let api = Router::new()
@@ -114,6 +132,12 @@ fn deny(status: StatusCode, message: &str) -> Response {
 /// Host must be this server (DNS rebinding); Origin, when sent, must be too
 /// (no other site may drive the runner).
 async fn check_host_and_origin(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    // Two of either: which one the check saw and which one the app reads could differ.
+    if req.headers().get_all(header::HOST).iter().count() > 1
+        || req.headers().get_all(header::ORIGIN).iter().count() > 1
+    {
+        return deny(StatusCode::BAD_REQUEST, "more than one Host or Origin header");
+    }
     let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !state.allowed_hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
         return deny(StatusCode::MISDIRECTED_REQUEST, "unexpected Host header (DNS rebinding protection)");
@@ -173,12 +197,15 @@ struct StartRun {
 }
 
 async fn start_run(State(state): State<Arc<AppState>>, Json(body): Json<StartRun>) -> Response {
-    // Lint first: nothing is sent anywhere for files with errors.
+    // Lint first: nothing is sent anywhere for files with errors. Off the async
+    // threads: a large file must not stall every other call.
     let mut inputs = vec![Input::new(FileKind::Settings, "settings.json", body.settings.clone())];
     if let Some(c) = &body.config {
         inputs.push(Input::new(FileKind::Config, "config.toml", c.clone()));
     }
-    let report = cfg_core::lint(&inputs, &Options::default());
+    let Ok(report) = tokio::task::spawn_blocking(move || cfg_core::lint(&inputs, &Options::default())).await else {
+        return deny(StatusCode::INTERNAL_SERVER_ERROR, "the lint failed");
+    };
     if report.has_errors() {
         return (
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -191,6 +218,19 @@ async fn start_run(State(state): State<Arc<AppState>>, Json(body): Json<StartRun
     };
     if let Some(d) = body.duration_seconds {
         settings.duration_seconds = d.clamp(1, 86_400);
+    }
+    if let Some(var) = settings.api_key_env.as_deref().filter(|_| !body.simulate)
+        && !state.key_envs.iter().any(|v| v == var)
+    {
+        return deny(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "runs from the browser may read keys only from the variables cfg-bench serve was started with (--key-env); {var} is not one of them"
+            ),
+        );
+    }
+    if let Err(why) = room_for(&state, u64::from(settings.concurrency)) {
+        return deny(StatusCode::TOO_MANY_REQUESTS, &why);
     }
     let config = report.config.clone().zip(body.config.clone());
     let mut sim_handle = None;
@@ -219,11 +259,15 @@ async fn start_run(State(state): State<Arc<AppState>>, Json(body): Json<StartRun
     let stop = Arc::new(AtomicBool::new(false));
     let live = Arc::new(Live::default());
     let result = Arc::new(Mutex::new(None));
-    state
-        .runs
-        .lock()
-        .expect("not poisoned")
-        .insert(id.clone(), RunSlot { stop: stop.clone(), live: live.clone(), result: result.clone() });
+    state.runs.lock().expect("not poisoned").insert(
+        id.clone(),
+        RunSlot {
+            stop: stop.clone(),
+            live: live.clone(),
+            result: result.clone(),
+            concurrency: u64::from(settings.concurrency),
+        },
+    );
     let settings_text = serde_json::to_string_pretty(&settings).unwrap_or_default();
     let runs_dir = state.runs_dir.clone();
     tokio::spawn(async move {
@@ -247,6 +291,34 @@ async fn start_run(State(state): State<Arc<AppState>>, Json(body): Json<StartRun
         }
     });
     (StatusCode::ACCEPTED, Json(json!({"id": id}))).into_response()
+}
+
+/// Whether another run of `concurrency` fits beside the live ones; finished runs
+/// beyond the most recent few are dropped (their results are in the archive).
+fn room_for(state: &AppState, concurrency: u64) -> Result<(), String> {
+    let mut runs = state.runs.lock().expect("not poisoned");
+    let live: Vec<u64> =
+        runs.values().filter(|s| s.result.lock().expect("not poisoned").is_none()).map(|s| s.concurrency).collect();
+    if live.len() >= MAX_LIVE_RUNS {
+        return Err(format!("{} runs are going already; stop one or wait", live.len()));
+    }
+    let busy: u64 = live.iter().sum();
+    if busy + concurrency > MAX_TOTAL_CONCURRENCY {
+        return Err(format!(
+            "runs from the browser may hold {MAX_TOTAL_CONCURRENCY} requests in flight together; {busy} are taken and this run asks for {concurrency}"
+        ));
+    }
+    let mut finished: Vec<(u64, String)> = runs
+        .iter()
+        .filter(|(_, s)| s.result.lock().expect("not poisoned").is_some())
+        .map(|(id, _)| (id.trim_start_matches("live-").parse().unwrap_or(0), id.clone()))
+        .collect();
+    finished.sort();
+    let extra = finished.len().saturating_sub(MAX_FINISHED_RUNS);
+    for (_, id) in finished.into_iter().take(extra) {
+        runs.remove(&id);
+    }
+    Ok(())
 }
 
 /// Server-sent events: a `progress` event a second, then one `result`.
@@ -368,6 +440,15 @@ async fn static_file(State(state): State<Arc<AppState>>, uri: axum::http::Uri, _
         return deny(StatusCode::BAD_REQUEST, "bad path");
     }
     let path = dir.join(rel);
+    // Only a regular file whose real path is inside the web folder: a symlink
+    // in it must not serve a file from elsewhere on the disk.
+    let inside = match (tokio::fs::canonicalize(dir).await, tokio::fs::canonicalize(&path).await) {
+        (Ok(root), Ok(real)) => real.starts_with(&root) && tokio::fs::metadata(&real).await.is_ok_and(|m| m.is_file()),
+        _ => false,
+    };
+    if !inside {
+        return (StatusCode::NOT_FOUND, "not found").into_response();
+    }
     match tokio::fs::read(&path).await {
         Ok(bytes) => {
             let mime = match path.extension().and_then(|e| e.to_str()) {
@@ -395,7 +476,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
     let shown = if addr.ip().is_unspecified() { SocketAddr::from(([127, 0, 0, 1], addr.port())) } else { addr };
     println!("cfg-bench serve: open http://{shown}/#token={token}");
     println!("(the token is required by every API call; Ctrl-C stops the server)");
-    axum::serve(listener, app)
+    axum::serve(limits::Limited::new(listener, MAX_CONNECTIONS, IDLE_TIMEOUT), app)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })

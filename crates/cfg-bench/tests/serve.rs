@@ -13,11 +13,20 @@ fn repo() -> PathBuf {
 }
 
 async fn start() -> (SocketAddr, String, PathBuf) {
+    start_with(None).await
+}
+
+async fn start_with(web_dir: Option<PathBuf>) -> (SocketAddr, String, PathBuf) {
     let runs = std::env::temp_dir().join(format!("cfg-serve-test-{}", std::process::id()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let token = serve::new_token();
-    let opts = ServeOptions { bind: addr, runs_dir: runs.clone(), web_dir: None };
+    let opts = ServeOptions {
+        bind: addr,
+        runs_dir: runs.clone(),
+        web_dir,
+        key_envs: vec!["CFG_SERVE_TEST_KEY".into(), "CFG_SERVE_TEST_UNSET_KEY".into()],
+    };
     let app = serve::router(&opts, addr, token.clone());
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     (addr, token, runs)
@@ -51,6 +60,15 @@ async fn the_api_refuses_what_it_must() {
         .await
         .unwrap();
     assert_eq!(same.status(), 200);
+    let twice = http
+        .get(&url)
+        .bearer_auth(&token)
+        .header("origin", format!("http://localhost:{}", addr.port()))
+        .header("origin", "http://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(twice.status(), 400, "two Origin headers: which one was checked?");
     let huge = serde_json::json!({"settings": "x".repeat(serve::MAX_BODY_BYTES + 10)});
     let r = http.post(format!("http://{addr}/api/runs")).bearer_auth(&token).json(&huge).send().await.unwrap();
     assert_eq!(r.status(), 413, "body too large");
@@ -156,4 +174,55 @@ async fn a_simulated_run_streams_progress_then_its_result() {
         http.get(format!("http://{addr}/api/runs")).bearer_auth(&token).send().await.unwrap().json().await.unwrap();
     assert_eq!(list["runs"].as_array().unwrap().len(), 1, "archived");
     let _ = std::fs::remove_dir_all(runs);
+}
+
+/// A page chooses settings.json, so it must not choose which of this process's
+/// variables is sent as a key, nor open unbounded load.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_cannot_send_any_variable_or_unbounded_load() {
+    let (addr, token, _) = start().await;
+    let http = reqwest::Client::new();
+    let settings = |var: &str, concurrency: u32| {
+        serde_json::json!({
+            "endpoint": "http://127.0.0.1:9/v1/completions", "model": "m", "api_key_env": var,
+            "concurrency": concurrency, "duration_seconds": 1,
+            "request_distribution": {"a": {"weight": 1.0, "input_tokens": 10, "output_tokens": 5}}
+        })
+        .to_string()
+    };
+    for var in ["PATH", "AWS_SECRET_ACCESS_KEY", "HOME"] {
+        let body = serde_json::json!({"settings": settings(var, 1)});
+        let r = http.post(format!("http://{addr}/api/runs")).bearer_auth(&token).json(&body).send().await.unwrap();
+        assert_eq!(r.status(), 403, "{var} was accepted as a key variable");
+        let text = r.text().await.unwrap();
+        assert!(
+            text.contains("--key-env") && !text.contains(&std::env::var(var).unwrap_or_else(|_| "\u{0}".into())),
+            "{text}"
+        );
+    }
+    let body = serde_json::json!({"settings": settings("CFG_SERVE_TEST_KEY", 5000)});
+    let r = http.post(format!("http://{addr}/api/runs")).bearer_auth(&token).json(&body).send().await.unwrap();
+    assert_eq!(r.status(), 429, "a run of 5000 in flight was accepted");
+}
+
+/// The web folder serves its own regular files only: a symlink inside it that
+/// points elsewhere on the disk is not followed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_web_folder_serves_no_file_outside_it() {
+    let web = std::env::temp_dir().join(format!("cfg-serve-web-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&web);
+    std::fs::create_dir_all(&web).unwrap();
+    std::fs::write(web.join("index.html"), "<main>page</main>").unwrap();
+    let outside = std::env::temp_dir().join(format!("cfg-serve-secret-{}.txt", std::process::id()));
+    std::fs::write(&outside, "SECRET-OUTSIDE-THE-WEB-FOLDER").unwrap();
+    std::os::unix::fs::symlink(&outside, web.join("leak.txt")).unwrap();
+    let (addr, _, _) = start_with(Some(web.clone())).await;
+    let http = reqwest::Client::new();
+    let page = http.get(format!("http://{addr}/")).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    let leak = http.get(format!("http://{addr}/leak.txt")).send().await.unwrap();
+    assert_eq!(leak.status(), 404);
+    assert!(!leak.text().await.unwrap().contains("SECRET"));
+    let _ = std::fs::remove_dir_all(web);
+    let _ = std::fs::remove_file(outside);
 }

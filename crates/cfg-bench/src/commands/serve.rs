@@ -19,7 +19,12 @@ pub async fn run(args: ServeArgs) -> Result<u8, String> {
         );
     }
     let web_dir = args.web_dir.or_else(|| Some(PathBuf::from("web/dist")).filter(|p| p.join("index.html").exists()));
-    serve::serve(serve::ServeOptions { bind: SocketAddr::new(host, args.port), runs_dir: args.runs_dir, web_dir })
-        .await?;
+    serve::serve(serve::ServeOptions {
+        bind: SocketAddr::new(host, args.port),
+        runs_dir: args.runs_dir,
+        web_dir,
+        key_envs: args.key_env,
+    })
+    .await?;
     Ok(0)
 }
