@@ -17,6 +17,8 @@ command -v node >/dev/null || need_apt+=(nodejs npm)
 command -v cc >/dev/null || need_apt+=(build-essential)
 # The TLS fault test serves a self-signed certificate with openssl s_server.
 command -v openssl >/dev/null || need_apt+=(openssl)
+# The hostile-file benchmark reads each run's peak memory from GNU time.
+[ -x /usr/bin/time ] || need_apt+=(time)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 if ((${#need_apt[@]})); then
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

@@ -28,7 +28,7 @@ describe() {
     tests) echo "unit, snapshot, property and integration tests (fixed seeds)" ;;
     schema) echo "the committed schemas match the code" ;;
     main-job) echo "the main job: the demo and the SPEC's example pair" ;;
-    bench) echo "cfg-bench: a short load test, runs, compare, sweep" ;;
+    bench) echo "hostile files linear in size; cfg-bench: a short load test, runs, compare, sweep" ;;
     web) echo "the web app, built offline and driven in headless Chromium" ;;
     validators) echo "independent validators (check-jsonschema, taplo) accept the examples and reject broken files" ;;
     k8s) echo "the sharded-run Kubernetes manifest's shape" ;;
@@ -117,6 +117,9 @@ print("tail class flagged at %s:%d:%d" % (tail[0]["file"], tail[0]["line"], tail
 
 stage_bench() {
   need_bins
+  # Hostile files: time linear in size, memory bounded (debug build here; the
+  # README's figures are the release build's).
+  python3 scripts/bench-hostile.py "$BIN/cfg-lint" --max-seconds 5
   local dir="$scratch/bench"
   mkdir -p "$dir"
   "$BIN/cfg-bench" run --settings tests/bench/quick-settings.json --server-config examples/config.toml --sim \

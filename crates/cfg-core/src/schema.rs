@@ -132,25 +132,43 @@ pub type EnumClaims<'a> = &'a dyn Fn(&str, &str) -> Option<EnumClaim>;
 
 /// Validates a parsed file (as plain JSON) against the schema of `kind`;
 /// one finding per problem, pointing by JSON pointer.
-pub fn validate(kind: FileKind, instance: &Json, claims: EnumClaims<'_>) -> Vec<Finding> {
+pub fn validate(kind: FileKind, instance: &Json, claims: EnumClaims<'_>, limit: usize) -> Validation {
     let schema = schema(kind);
-    let mut findings: Vec<Finding> = Vec::new();
+    let mut out = Validation::default();
+    // Seen (target, code, message): a set, so thousands of findings stay linear.
+    let mut seen = std::collections::HashSet::new();
     for error in validator(kind).iter_errors(instance) {
+        // Past `limit` the rest is only noted: explaining each (a suggestion, a
+        // search of the schema) would cost far more than the file is worth.
+        if out.findings.len() >= limit {
+            out.more = true;
+            break;
+        }
         let pointer = error.instance_path().as_str().to_string();
         let found: Vec<Finding> = match error.kind() {
             // One finding per unknown key, each pointing at its own key.
             ValidationErrorKind::AdditionalProperties { unexpected } => {
-                unexpected.iter().map(|name| unknown_key(name, &pointer, schema, kind)).collect()
+                let room = limit - out.findings.len();
+                out.more |= unexpected.len() > room;
+                unexpected.iter().take(room).map(|name| unknown_key(name, &pointer, schema, kind)).collect()
             }
             error_kind => vec![finding_for(error_kind, &pointer, error.instance(), schema, kind, claims)],
         };
         for f in found {
-            if !findings.iter().any(|g| g.target == f.target && g.code == f.code && g.message == f.message) {
-                findings.push(f);
+            if seen.insert(format!("{:?}\u{0}{}\u{0}{}", f.target, f.code, f.message)) {
+                out.findings.push(f);
             }
         }
     }
-    findings
+    out
+}
+
+/// What the schema found: the problems explained, and whether there were more.
+#[derive(Debug, Default)]
+pub struct Validation {
+    pub findings: Vec<Finding>,
+    /// There were more problems than the limit; they were not looked at.
+    pub more: bool,
 }
 
 fn target(file: FileKind, pointer: String, key: bool) -> Target {

@@ -48,6 +48,20 @@ impl Url {
             || self.host.ends_with(".localhost")
     }
 
+    /// Whether the host is a link-local address (169.254.0.0/16, fe80::/10) or
+    /// a cloud metadata service's name: where instance credentials are served,
+    /// and where no load test has a reason to send a key.
+    pub fn is_link_local_or_metadata(&self) -> bool {
+        let host = self.host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+        let v4 = host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_link_local());
+        let v6 = host.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| (ip.segments()[0] & 0xffc0) == 0xfe80);
+        v4 || v6
+            || matches!(
+                host.as_str(),
+                "metadata.google.internal" | "metadata" | "instance-data" | "instance-data.ec2.internal"
+            )
+    }
+
     /// Whether a URL carries credentials in its user-info part.
     pub fn has_userinfo(text: &str) -> bool {
         text.split_once("://")

@@ -377,3 +377,19 @@ fn fetch_reads_a_hub_shaped_server_and_never_shows_the_token() {
     assert_eq!(cached, 1);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// An endless or sparse file is refused at the size limit without being read
+/// past it (before, `/dev/zero` reached 2.1 GB of memory).
+#[test]
+fn endless_and_sparse_files_stop_at_the_size_limit() {
+    let dir = scratch("endless-files");
+    let sparse = dir.join("settings.json");
+    std::fs::File::create(&sparse).unwrap().set_len(2 << 30).unwrap();
+    for path in [sparse.to_str().unwrap(), "/dev/zero"] {
+        let o = cfg_lint(&["check", path]);
+        assert_eq!(o.status.code(), Some(2), "{path}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("is larger than 1048576 bytes"), "{path}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -15,7 +15,7 @@ use crate::diagnostic::{self, Diagnostic, Finding, Severity, Target};
 use crate::kind::FileKind;
 use crate::memory::MemoryReport;
 use crate::model::{BenchResult, LoadTestSettings, ServerConfig};
-use crate::parse::{SyntaxError, parse_json, parse_toml};
+use crate::parse::{SyntaxError, check_value_count, parse_json, parse_toml};
 use crate::resolve::Arch;
 use crate::rules::{self, ConfigContext, Rule, SettingsContext};
 use crate::schema::{self, codes};
@@ -85,6 +85,9 @@ struct Parsed<'a> {
     json: Option<serde_json::Value>,
     schema_ok: bool,
 }
+
+/// Most schema and syntax-tree findings reported for one file.
+pub const MAX_FINDINGS_PER_FILE: usize = 200;
 
 /// Lints any mix of files: each alone, and each config with the settings of
 /// the same load test (see [`Options::pairs`] and `pairing`) for the
@@ -190,14 +193,22 @@ fn parse_and_validate<'a>(input: &'a Input, options: &Options, report: &mut Repo
     let json = tree.as_ref().map(Node::to_json);
     let mut schema_ok = false;
     if let (Some(tree), Some(json)) = (&tree, &json) {
-        let findings = schema::validate(input.kind, json, &rules::enum_claim);
+        let validation = schema::validate(input.kind, json, &rules::enum_claim, MAX_FINDINGS_PER_FILE);
+        let mut findings = validation.findings;
         schema_ok = findings.is_empty();
-        for f in findings {
-            report.diagnostics.push(place(f, &input.source, tree));
+        if input.kind != FileKind::Result {
+            findings.extend(rules::run_on_tree(tree, input.kind, options.only));
         }
-    }
-    if let Some(tree) = tree.as_ref().filter(|_| input.kind != FileKind::Result) {
-        for f in rules::run_on_tree(tree, input.kind, options.only) {
+        // A file with thousands of problems (a generated or hostile one) shows the
+        // first ones and a count: what is shown stays readable and linear in size.
+        if validation.more || findings.len() > MAX_FINDINGS_PER_FILE {
+            report.notes.push(format!(
+                "{} has more than {MAX_FINDINGS_PER_FILE} problems; the first {MAX_FINDINGS_PER_FILE} are shown: fix those and check again",
+                input.source.name,
+            ));
+            findings.truncate(MAX_FINDINGS_PER_FILE);
+        }
+        for f in findings {
             report.diagnostics.push(place(f, &input.source, tree));
         }
     }
@@ -225,6 +236,10 @@ fn typed_file<T: serde::de::DeserializeOwned>(p: &Parsed<'_>, report: &mut Repor
 fn parse(input: &Input) -> Result<Node, SyntaxError> {
     match input.kind {
         FileKind::Config => parse_toml(&input.source.text),
-        FileKind::Settings | FileKind::Result => parse_json(&input.source.text),
+        FileKind::Settings => {
+            check_value_count(&input.source.text, None)?;
+            parse_json(&input.source.text)
+        }
+        FileKind::Result => parse_json(&input.source.text),
     }
 }

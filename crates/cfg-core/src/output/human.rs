@@ -98,8 +98,7 @@ fn render_masked(d: &Diagnostic, source: Option<&SourceFile>, secrets: &[Range<u
     let pad = " ".repeat(line_no.len());
     let _ = writeln!(out, "{pad}{} {}:{}:{}", paint(styles.gutter, "-->"), escape_controls(&d.file), d.line, d.column);
     if let Some(source) = source.filter(|s| !s.text.is_empty()) {
-        let line = mask(source, d.line, secrets);
-        let excerpt = Excerpt::new(&line, d);
+        let excerpt = Excerpt::around(source, d, secrets);
         let label = d.label.as_deref().map(|l| format!(" {}", escape_controls(l))).unwrap_or_default();
         let _ = writeln!(out, "{pad} {}", paint(styles.gutter, "|"));
         let _ = writeln!(out, "{} {} {}", paint(styles.gutter, &line_no), paint(styles.gutter, "|"), excerpt.text);
@@ -124,14 +123,33 @@ fn render_masked(d: &Diagnostic, source: Option<&SourceFile>, secrets: &[Range<u
     out
 }
 
-/// A source line with every character inside `secrets` replaced by `*`, one per
-/// character, so the carets still line up.
-fn mask(source: &SourceFile, line: usize, secrets: &[Range<usize>]) -> String {
-    let span = source.line_span(line);
-    source.text[span.clone()]
+/// Bytes of a line read before and after a diagnostic's start: enough for the
+/// shown window at any character width, and bounded however long the line is
+/// (a one-line megabyte file costs each diagnostic a few kilobytes, not a pass).
+const READ_BEFORE: usize = 16 * CONTEXT_BEFORE;
+const READ_AFTER: usize = 16 * MAX_SHOWN_COLUMNS;
+
+/// `range` of the text with every character inside `secrets` replaced by `*`,
+/// one per character, so the carets still line up.
+fn masked(source: &SourceFile, range: Range<usize>, secrets: &[Range<usize>]) -> String {
+    source.text[range.clone()]
         .char_indices()
-        .map(|(i, c)| if secrets.iter().any(|r| r.contains(&(span.start + i))) { '*' } else { c })
+        .map(|(i, c)| if secrets.iter().any(|r| r.contains(&(range.start + i))) { '*' } else { c })
         .collect()
+}
+
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn ceil_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 /// The part of a source line shown under a diagnostic, and where its carets go.
@@ -143,20 +161,46 @@ struct Excerpt {
 }
 
 impl Excerpt {
-    fn new(line: &str, d: &Diagnostic) -> Excerpt {
+    /// The excerpt of `d`'s line, read only around `d`.
+    fn around(source: &SourceFile, d: &Diagnostic, secrets: &[Range<usize>]) -> Excerpt {
+        let text = source.text.as_str();
+        let line = source.line_span(d.line);
+        let caret = floor_boundary(text, d.span.start.clamp(line.start, line.end));
+        let from = floor_boundary(text, caret.saturating_sub(READ_BEFORE).max(line.start));
+        let to = ceil_boundary(text, caret.saturating_add(READ_AFTER).min(line.end));
+        let window = masked(source, from..to, secrets);
+        let start = text[from..caret].chars().count();
+        let end = if d.end_line == d.line {
+            text[from..ceil_boundary(text, d.span.end.clamp(caret, to))].chars().count()
+        } else {
+            usize::MAX
+        };
+        Excerpt::new(&window, start, end, from > line.start, to < line.end)
+    }
+
+    /// `start..end`: the diagnostic's characters in `line`; `cut_left` and
+    /// `cut_right` say the line goes on beyond what was read.
+    fn new(line: &str, start: usize, end: usize, cut_left: bool, cut_right: bool) -> Excerpt {
         // Each character as shown (tabs as one space, control and bidi characters
-        // escaped) and its width in terminal columns.
-        let cells: Vec<(String, usize)> = line
-            .chars()
-            .map(|c| {
-                let shown = if c == '\t' { " ".to_string() } else { escape_controls(&c.to_string()).into_owned() };
-                let width = shown.chars().map(|c| c.width().unwrap_or(0)).sum();
-                (shown, width)
-            })
-            .collect();
+        // escaped), all in one string: each cell is where its text starts there
+        // and its width in terminal columns.
+        let mut shown = String::with_capacity(line.len());
+        let mut cells: Vec<(usize, usize)> = Vec::with_capacity(line.len());
+        for c in line.chars() {
+            let at = shown.len();
+            match c {
+                '\t' => shown.push(' '),
+                c => shown.push_str(&escape_controls(c.encode_utf8(&mut [0; 4]))),
+            }
+            cells.push((at, shown[at..].chars().map(|c| c.width().unwrap_or(0)).sum()));
+        }
+        let text_of = |range: std::ops::Range<usize>| {
+            let end = cells.get(range.end).map_or(shown.len(), |c| c.0);
+            &shown[cells.get(range.start).map_or(end, |c| c.0)..end]
+        };
         let width = |range: std::ops::Range<usize>| cells[range].iter().map(|c| c.1).sum::<usize>();
-        let start = (d.column - 1).min(cells.len());
-        let end = if d.end_line == d.line { (d.end_column - 1).clamp(start, cells.len()) } else { cells.len() };
+        let start = start.min(cells.len());
+        let end = end.clamp(start, cells.len());
         let (mut from, mut to) = (0, cells.len());
         if width(0..cells.len()) > MAX_SHOWN_COLUMNS {
             from = start;
@@ -168,9 +212,9 @@ impl Excerpt {
                 to += 1;
             }
         }
-        let prefix = if from > 0 { "..." } else { "" };
-        let body: String = cells[from..to].iter().map(|c| c.0.as_str()).collect();
-        let suffix = if to < cells.len() { "..." } else { "" };
+        let prefix = if from > 0 || cut_left { "..." } else { "" };
+        let body = text_of(from..to);
+        let suffix = if to < cells.len() || cut_right { "..." } else { "" };
         Excerpt {
             text: format!("{prefix}{body}{suffix}").trim_end().to_string(),
             caret_column: prefix.len() + width(from..start.max(from)),

@@ -265,6 +265,8 @@ impl Parser<'_> {
         let start = self.pos;
         self.pos += 1;
         let mut entries: Vec<Entry> = Vec::new();
+        // Keys seen, as a set: an object of a hundred thousand keys stays linear.
+        let mut keys = std::collections::HashSet::new();
         self.skip_ws();
         if !self.eat(b'}') {
             loop {
@@ -275,7 +277,7 @@ impl Parser<'_> {
                 let key_start = self.pos;
                 let key = self.string()?;
                 let key_span = key_start..self.pos;
-                if entries.iter().any(|e| e.key == key) {
+                if !keys.insert(key.clone()) {
                     return Err(self.error_at(
                         key_span,
                         &format!("duplicate key `{key}`"),

@@ -36,43 +36,95 @@ pub(crate) fn check_limits(text: &str, comment: Option<u8>) -> Result<(), Syntax
             ),
         });
     }
-    let bytes = text.as_bytes();
-    let (mut depth, mut i) = (0usize, 0usize);
-    let mut quote: Option<u8> = None;
-    while i < bytes.len() {
-        let b = bytes[i];
-        match quote {
-            Some(q) => {
-                if b == b'\\' && q == b'"' {
-                    i += 1;
-                } else if b == q || b == b'\n' {
-                    quote = None;
+    let mut depth = 0usize;
+    for (i, b) in structure(text, comment) {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(SyntaxError {
+                        message: format!("nesting deeper than {MAX_DEPTH} levels"),
+                        span: i..i + 1,
+                        help: Some("config and settings files nest a few levels; this input is not one of them".into()),
+                    });
                 }
             }
-            None if Some(b) == comment => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            None => match b {
-                b'"' | b'\'' => quote = Some(b),
-                b'[' | b'{' => {
-                    depth += 1;
-                    if depth > MAX_DEPTH {
-                        return Err(SyntaxError {
-                            message: format!("nesting deeper than {MAX_DEPTH} levels"),
-                            span: i..i + 1,
-                            help: Some(
-                                "config and settings files nest a few levels; this input is not one of them".into(),
-                            ),
-                        });
-                    }
-                }
-                b']' | b'}' => depth = depth.saturating_sub(1),
-                _ => {}
-            },
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
         }
-        i += 1;
     }
     Ok(())
+}
+
+/// Most values (keys and array items) a config or settings file may hold. The
+/// largest real ones hold a few hundred; a file with tens of thousands is
+/// generated or hostile, and parsing and explaining each of them is where the
+/// time would go. (result.json, written by the runner, has no such limit.)
+pub const MAX_VALUES: usize = 10_000;
+
+/// Refuses a file with more than [`MAX_VALUES`] values, counted lexically (the
+/// separators `=`, `:` and `,` outside strings and comments) before parsing.
+pub fn check_value_count(text: &str, comment: Option<u8>) -> Result<(), SyntaxError> {
+    let mut separators = structure(text, comment).filter(|&(_, b)| matches!(b, b'=' | b':' | b','));
+    match separators.nth(MAX_VALUES) {
+        None => Ok(()),
+        Some((i, _)) => Err(SyntaxError {
+            message: format!("more than {MAX_VALUES} values"),
+            span: i..i + 1,
+            help: Some(
+                "a config or settings file holds a few hundred values at most; check that this is the right file"
+                    .into(),
+            ),
+        }),
+    }
+}
+
+/// The bytes outside strings and comments, with their offsets: what a lexical
+/// scan of structure needs, in one pass.
+fn structure(text: &str, comment: Option<u8>) -> impl Iterator<Item = (usize, u8)> + '_ {
+    let bytes = text.as_bytes();
+    let mut i = 0usize;
+    let mut quote: Option<u8> = None;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let at = i;
+            let b = bytes[i];
+            i += 1;
+            match quote {
+                Some(q) => {
+                    if b == b'\\' && q == b'"' {
+                        i += 1;
+                    } else if b == q || b == b'\n' {
+                        quote = None;
+                    }
+                }
+                None if Some(b) == comment => {
+                    while i < bytes.len() && bytes[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                None if b == b'"' || b == b'\'' => quote = Some(b),
+                None => return Some((at, b)),
+            }
+        }
+        None
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_counted_outside_strings_and_comments() {
+        let many = format!("{{{}}}", (0..MAX_VALUES + 1).map(|i| format!("\"k{i}\": 1")).collect::<Vec<_>>().join(","));
+        let err = check_value_count(&many, None).unwrap_err();
+        assert_eq!(err.message, format!("more than {MAX_VALUES} values"));
+        // The error points at the separator that passed the limit.
+        assert!(matches!(&many[err.span.clone()], ":" | ","));
+        let quoted = format!("{{\"k\": \"{}\"}}", ",".repeat(MAX_VALUES * 2));
+        assert!(check_value_count(&quoted, None).is_ok());
+        let commented = format!("a = 1 # {}\n", "=".repeat(MAX_VALUES * 2));
+        assert!(check_value_count(&commented, Some(b'#')).is_ok());
+    }
 }

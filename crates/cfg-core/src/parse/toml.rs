@@ -1,13 +1,14 @@
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::{SyntaxError, check_limits};
+use super::{SyntaxError, check_limits, check_value_count};
 use crate::tree::{Entry, Node, Value};
 
 /// Parses TOML into a spanned tree. Datetimes become RFC 3339 strings (none of
 /// our keys takes one, so the schema reports them as wrong types).
 pub fn parse_toml(text: &str) -> Result<Node, SyntaxError> {
     check_limits(text, Some(b'#'))?;
+    check_value_count(text, Some(b'#'))?;
     let (table, mut errors) = DeTable::parse_recoverable(text);
     // The parser reports errors in the order it finds them, not file order.
     errors.sort_by_key(|e| e.span().map_or(usize::MAX, |s| s.start));

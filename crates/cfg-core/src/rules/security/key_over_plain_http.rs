@@ -14,6 +14,11 @@ declare_rule! {
     /// **Example:** `"endpoint": "http://gateway.internal/v1/chat/completions"`
     /// with `"api_key_env": "GATEWAY_API_KEY"`.
     ///
+    /// A key sent to a link-local address (169.254.0.0/16, fe80::/10) or a cloud
+    /// metadata name, over any scheme, is an error: that is where a machine's
+    /// own credentials are served, never a model, so it is a mistake or an
+    /// attempt to leak a variable.
+    ///
     /// **Fix:** use `https://` (test through the same TLS gateway as
     /// production), or a loopback address for a direct local test.
     pub static RULE = { code: "CFG603", name: "key-over-plain-http", severity: Warning, settings }
@@ -25,6 +30,22 @@ fn check(s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         return;
     }
     let Some(url) = Url::parse(&settings.endpoint) else { return };
+    if url.is_link_local_or_metadata() {
+        let mut f = RULE.finding(
+            format!(
+                "the key in ${} would be sent to {}, a link-local or metadata address",
+                settings.api_key_env.as_deref().unwrap_or_default(),
+                url.host
+            ),
+            Target::settings("/endpoint"),
+        );
+        f.severity = crate::diagnostic::Severity::Error;
+        out.push(
+            f.label("cloud instances serve their own credentials there, never a model")
+                .help("point endpoint at the model server or its gateway"),
+        );
+        return;
+    }
     if url.scheme != "http" || url.is_loopback() {
         return;
     }
