@@ -614,6 +614,9 @@ fn run_panel(state: &UseReducerHandle<State>) -> Html {
         run.progress.iter().filter_map(|p| Some((p["elapsed_s"].as_f64()?, p[key].as_f64()?))).collect()
     };
     let last = run.progress.last();
+    // Once the result is in, the page draws the report's own charts from it.
+    let finished: Option<cfg_core::model::BenchResult> =
+        run.result.as_ref().and_then(|r| serde_json::from_value(r.clone()).ok());
     html! {
         <section id="run">
             <h2>{"Load test"}</h2>
@@ -624,14 +627,40 @@ fn run_panel(state: &UseReducerHandle<State>) -> Html {
             <p id="run-status" data-status={run.status.clone()}>{&run.status}
                 if let Some(p) = last { {format!(" | {}: {:.0}/{:.0} s, {} ok, {} errors, {} in flight", p["phase"].as_str().unwrap_or(""), p["elapsed_s"].as_f64().unwrap_or(0.0), p["duration_s"].as_f64().unwrap_or(0.0), p["completed"], p["errors"], p["in_flight"])} }
             </p>
-            { charts::lines("Throughput", "tok/s", "s", &[("output tok/s", "#4878d0", series("output_tokens_per_sec"))], "chart-throughput") }
-            { charts::lines("Errors (cumulative)", "", "s", &[("errors", "#d65f5f", series("errors")), ("completed", "#6acc64", series("completed"))], "chart-errors") }
-            { charts::lines("TTFT", "ms", "s", &[("p50", "#6acc64", series("ttft_p50_ms")), ("p99", "#d65f5f", series("ttft_p99_ms"))], "chart-ttft") }
-            { charts::lines("Server queue and KV usage", "", "s", &[("waiting", "#d65f5f", series("waiting")), ("running", "#4878d0", series("running")), ("KV %", "#956cb4", run.progress.iter().filter_map(|p| Some((p["elapsed_s"].as_f64()?, p["kv_cache_usage"].as_f64()? * 100.0))).collect())], "chart-server") }
+            { match finished {
+                Some(r) => charts::result_charts(&r),
+                None => html! { <>
+                    { charts::banded("Output tokens streamed per second (live)", "tok/s", "seconds since the measured phase began", &[("output tok/s", "#4878d0", series("output_tokens_per_sec"))], "chart-throughput", live_bands(&run.progress)) }
+                    { charts::banded("Requests so far (live)", "requests", "seconds since the measured phase began", &[("finished", "#6acc64", series("completed")), ("failed", "#d65f5f", series("errors")), ("in flight", "#956cb4", series("in_flight"))], "chart-requests", live_bands(&run.progress)) }
+                    { charts::banded("TTFT so far (live)", "ms", "seconds since the measured phase began", &[("p50", "#6acc64", series("ttft_p50_ms")), ("p99", "#d65f5f", series("ttft_p99_ms"))], "chart-ttft", live_bands(&run.progress)) }
+                    { charts::banded("Server queue and KV usage (live)", "", "seconds since the measured phase began", &[("waiting", "#d65f5f", series("waiting")), ("running", "#4878d0", series("running")), ("KV %", "#956cb4", run.progress.iter().filter_map(|p| Some((p["elapsed_s"].as_f64()?, p["kv_cache_usage"].as_f64()? * 100.0))).collect())], "chart-server", live_bands(&run.progress)) }
+                </> },
+            } }
             { run.result.as_ref().map(verdict).unwrap_or_default() }
             { archive_panel(state) }
         </section>
     }
+}
+
+/// The phases seen so far in a live run's progress events: measured from 0
+/// to the duration, then the drain.
+fn live_bands(progress: &[Value]) -> Vec<cfg_core::output::chart::Band<'static>> {
+    use cfg_core::model::PhaseName;
+    use cfg_core::output::run_charts::phase_color;
+    let Some(last) = progress.last() else { return Vec::new() };
+    let duration = last["duration_s"].as_f64().unwrap_or(0.0);
+    let now = last["elapsed_s"].as_f64().unwrap_or(0.0);
+    let band = |name: PhaseName, start: f64, end: f64| cfg_core::output::chart::Band {
+        label: name.as_str(),
+        start,
+        end,
+        color: phase_color(name),
+    };
+    let mut bands = vec![band(PhaseName::Measured, 0.0, now.min(duration))];
+    if now > duration {
+        bands.push(band(PhaseName::Drain, duration, now));
+    }
+    bands
 }
 
 /// Archived runs from the runner, and a comparison of two of them.

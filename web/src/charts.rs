@@ -53,8 +53,25 @@ pub type Series<'a> = (&'a str, &'a str, Vec<(f64, f64)>);
 
 /// A line chart of named series over x: the core's chart, the same the HTML report draws.
 pub fn lines(title: &str, unit: &str, x_unit: &str, series: &[Series<'_>], id: &str) -> Html {
+    banded(title, unit, x_unit, series, id, Vec::new())
+}
+
+/// The same, with shaded spans (a run's phases) behind the lines.
+pub fn banded(
+    title: &str,
+    unit: &str,
+    x_unit: &str,
+    series: &[Series<'_>],
+    id: &str,
+    bands: Vec<chart::Band<'_>>,
+) -> Html {
     let series =
         series.iter().map(|(name, color, points)| chart::Series { name, color, points: points.clone() }).collect();
-    let svg = chart::line_chart(&chart::LineChart { title, y_unit: unit, x_unit, series, id });
+    let svg = chart::line_chart(&chart::LineChart { title, y_unit: unit, x_unit, series, id, bands });
     Html::from_html_unchecked(AttrValue::from(svg))
+}
+
+/// A finished run's charts: exactly the HTML report's, from its result.json.
+pub fn result_charts(r: &cfg_core::model::BenchResult) -> Html {
+    Html::from_html_unchecked(AttrValue::from(cfg_core::output::run_charts::result_charts(r)))
 }

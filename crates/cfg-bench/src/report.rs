@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use cfg_core::model::BenchResult;
-use cfg_core::output::chart::{LineChart, Series, escape_xml as esc, line_chart};
+use cfg_core::output::chart::escape_xml as esc;
 
 fn ms(v: Option<f64>) -> String {
     v.map_or("-".into(), |v| format!("{v:.1} ms"))
@@ -130,57 +130,23 @@ pub fn html(r: &BenchResult) -> String {
         if r.simulated { " &middot; <b>SIMULATED target</b>" } else { "" }
     );
     let _ = write!(body, "<pre>{}</pre>", esc(&summary(r)));
-    let ts = &r.timeseries;
-    let chart = |title, y_unit, id, series| line_chart(&LineChart { title, y_unit, x_unit: "s", series, id });
-    let line = |name, color, points| Series { name, color, points };
-    body.push_str(&chart(
-        "Throughput over time",
-        "tok/s",
-        "chart-throughput",
-        vec![line("output tok/s", "#4878d0", ts.iter().map(|p| (p.t, p.output_tokens_per_sec)).collect())],
-    ));
-    body.push_str(&chart(
-        "TTFT over time",
-        "ms",
-        "chart-ttft",
-        vec![
-            line("p50", "#6acc64", ts.iter().filter_map(|p| Some((p.t, p.ttft_p50_ms?))).collect()),
-            line("p99", "#d65f5f", ts.iter().filter_map(|p| Some((p.t, p.ttft_p99_ms?))).collect()),
-        ],
-    ));
-    body.push_str(&chart(
-        "Errors over time",
-        "per s",
-        "chart-errors",
-        vec![line("errors", "#d65f5f", ts.iter().map(|p| (p.t, p.errors as f64)).collect())],
-    ));
+    body.push_str(&cfg_core::output::run_charts::result_charts(r));
     if let Some(s) = &r.server {
-        body.push_str(&chart(
-            "Server queue (vllm:num_requests_waiting / running)",
-            "requests",
-            "chart-server",
-            vec![
-                line("waiting", "#d65f5f", s.points.iter().filter_map(|p| Some((p.t, p.waiting?))).collect()),
-                line("running", "#4878d0", s.points.iter().filter_map(|p| Some((p.t, p.running?))).collect()),
-            ],
-        ));
-        body.push_str(&chart(
-            "KV cache usage",
-            "%",
-            "chart-kv",
-            vec![line(
-                "kv usage",
-                "#956cb4",
-                s.points.iter().filter_map(|p| Some((p.t, p.kv_cache_usage? * 100.0))).collect(),
-            )],
-        ));
         let _ = write!(body, "<p>metrics source: {}</p>", esc(&s.source));
+    }
+    if let Some(p) = r.phases.iter().find(|p| p.name == cfg_core::model::PhaseName::Warmup) {
+        let _ = write!(
+            body,
+            "<p class=\"note\">The warm-up ({:.1} s, {} requests) is shaded before 0 and is in no figure.</p>",
+            p.end - p.start,
+            r.requests.warmup
+        );
     }
     body.push_str(&class_bars("TTFT by class", r, |c| &c.ttft_ms));
     body.push_str(&class_bars("TPOT by class", r, |c| &c.tpot_ms));
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>cfg-bench report</title>\
-         <style>body{{font-family:sans-serif;max-width:900px;margin:2em auto;color:#222}}pre{{background:#f4f4f4;padding:1em;overflow:auto}}td{{padding:1px 6px;font-size:12px}}</style>\
+         <style>body{{font-family:sans-serif;max-width:900px;margin:2em auto;color:#222}}pre{{background:#f4f4f4;padding:1em;white-space:pre-wrap;overflow-wrap:anywhere}}figure{{margin:1.5em 0}}figcaption{{font-weight:bold;margin-bottom:4px}}.note{{color:#555;font-size:13px}}td{{padding:1px 6px;font-size:12px}}</style>\
          </head><body>{body}</body></html>\n"
     )
 }

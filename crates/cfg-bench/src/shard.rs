@@ -190,6 +190,7 @@ pub fn merge(
         errors: merge_errors(&shards),
         server: first.server.clone(),
         timeseries: merge_timeseries(&shards),
+        phases: merge_phases(&shards),
         verdict: None,
         shard: None,
     };
@@ -386,20 +387,40 @@ fn merge_metadata(shards: &[BenchResult], count: u32) -> Option<Metadata> {
     metadata
 }
 
-/// Second by second: counts and rates add up. Per-second TTFT percentiles cannot be
-/// recombined from summaries, so p50 is the completion-weighted mean of the shards'
-/// and p99 the highest shard's (the overall percentiles above are exact).
+/// Seconds each shard's measured phase began after the earliest one's, from
+/// `metadata.started_at` (0 when a shard has none).
+fn start_offsets(shards: &[BenchResult]) -> Vec<f64> {
+    let starts: Vec<Option<std::time::SystemTime>> = shards
+        .iter()
+        .map(|r| r.metadata.as_ref().and_then(|m| humantime::parse_rfc3339_weak(&m.started_at).ok()))
+        .collect();
+    let Some(earliest) = starts.iter().flatten().min().copied() else { return vec![0.0; shards.len()] };
+    starts.iter().map(|s| s.and_then(|s| s.duration_since(earliest).ok()).map_or(0.0, |d| d.as_secs_f64())).collect()
+}
+
+/// Second by second on the wall clock: each shard's series is moved by the
+/// seconds its measured phase began after the earliest shard's (rounded to
+/// the second), then counts and rates add up. Per-second TTFT percentiles
+/// cannot be recombined from summaries, so p50 is the weighted mean of the
+/// shards' (by requests that finished in that second) and p99 the highest
+/// shard's (the overall percentiles above are exact).
 fn merge_timeseries(shards: &[BenchResult]) -> Vec<TimePoint> {
-    let len = shards.iter().map(|r| r.timeseries.len()).max().unwrap_or(0);
+    let offsets: Vec<usize> = start_offsets(shards).iter().map(|o| o.round() as usize).collect();
+    let len = shards.iter().zip(&offsets).map(|(r, o)| r.timeseries.len() + o).max().unwrap_or(0);
     (0..len)
         .map(|i| {
-            let points: Vec<&TimePoint> = shards.iter().filter_map(|r| r.timeseries.get(i)).collect();
+            let points: Vec<&TimePoint> = shards
+                .iter()
+                .zip(&offsets)
+                .filter_map(|(r, &o)| i.checked_sub(o).and_then(|j| r.timeseries.get(j)))
+                .collect();
             let completed: u64 = points.iter().map(|p| p.completed).sum();
             let weighted: Vec<(f64, u64)> =
-                points.iter().filter_map(|p| Some((p.ttft_p50_ms?, p.completed))).filter(|(_, n)| *n > 0).collect();
+                points.iter().filter_map(|p| Some((p.ttft_p50_ms?, p.completed.max(1)))).collect();
             let n: u64 = weighted.iter().map(|(_, n)| n).sum();
             TimePoint {
                 t: (i + 1) as f64,
+                started: points.iter().map(|p| p.started).sum(),
                 completed,
                 errors: points.iter().map(|p| p.errors).sum(),
                 output_tokens_per_sec: points.iter().map(|p| p.output_tokens_per_sec).sum(),
@@ -409,6 +430,32 @@ fn merge_timeseries(shards: &[BenchResult]) -> Vec<TimePoint> {
             }
         })
         .collect()
+}
+
+/// The merged run's phases on the same clock: the longest warm-up, the
+/// measured window from the first shard's start to the last one's end, then
+/// the drain (or the stop) until the last shard ended.
+fn merge_phases(shards: &[BenchResult]) -> Vec<cfg_core::model::RunPhase> {
+    use cfg_core::model::PhaseName;
+    let offsets = start_offsets(shards);
+    let mut warmup: f64 = 0.0;
+    let (mut window, mut end) = (0.0_f64, 0.0_f64);
+    let mut stopped = None;
+    for (r, o) in shards.iter().zip(&offsets) {
+        for p in &r.phases {
+            match p.name {
+                PhaseName::Warmup => warmup = warmup.max(-p.start - o),
+                PhaseName::Measured => window = window.max(p.end + o),
+                PhaseName::Stopped => stopped = stopped.or(p.reason.clone()),
+                PhaseName::Drain => {}
+            }
+            end = end.max(p.end + o);
+        }
+    }
+    if shards.iter().all(|r| r.phases.is_empty()) {
+        return Vec::new();
+    }
+    cfg_core::model::run_phases(warmup, window, end, stopped.as_deref())
 }
 
 #[cfg(test)]
@@ -472,5 +519,25 @@ mod tests {
         let apart = [shard_at("2026-12-01T10:00:00.000Z", 20.0), shard_at("2026-12-01T10:00:16.000Z", 20.0)];
         let err = check_overlap(&apart).unwrap_err();
         assert!(err.contains("overlap for 4.0 s of 20.0 s") && err.contains("--barrier"), "{err}");
+    }
+
+    /// Shards are added up by wall-clock second: a shard that began 2 s after
+    /// the other has its first second added to the other's third.
+    #[test]
+    fn merged_series_are_aligned_by_wall_clock() {
+        let point =
+            |t: f64, tokens: f64| TimePoint { t, output_tokens_per_sec: tokens, started: 1, ..TimePoint::default() };
+        let mut a = shard_at("2026-12-01T10:00:00.000Z", 4.0);
+        a.timeseries = (1..=4).map(|t| point(f64::from(t), 100.0)).collect();
+        a.phases = cfg_core::model::run_phases(1.0, 4.0, 4.5, None);
+        let mut b = shard_at("2026-12-01T10:00:02.000Z", 4.0);
+        b.timeseries = (1..=4).map(|t| point(f64::from(t), 10.0)).collect();
+        b.phases = cfg_core::model::run_phases(1.0, 4.0, 5.0, None);
+        let merged: Vec<f64> =
+            merge_timeseries(&[a.clone(), b.clone()]).iter().map(|p| p.output_tokens_per_sec).collect();
+        assert_eq!(merged, vec![100.0, 100.0, 110.0, 110.0, 10.0, 10.0]);
+        let phases = merge_phases(&[a, b]);
+        let spans: Vec<(f64, f64)> = phases.iter().map(|p| (p.start, p.end)).collect();
+        assert_eq!(spans, vec![(-1.0, 0.0), (0.0, 6.0), (6.0, 7.0)], "{phases:?}");
     }
 }

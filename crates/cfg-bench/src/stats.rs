@@ -64,6 +64,8 @@ pub fn percentiles(h: &Histogram<u32>, ps: &[f64]) -> Percentiles {
 /// One finished request as the collector sees it.
 pub struct Outcome {
     pub class: usize,
+    /// Seconds since the measured phase started, when the request was sent.
+    pub sent_at: f64,
     /// Seconds since the measured phase started, when the request finished.
     pub at: f64,
     pub result: Result<crate::client::Timing, crate::client::Failure>,
@@ -76,6 +78,9 @@ pub struct Outcome {
 /// What happened in one second of the run.
 #[derive(Default, Clone)]
 struct Second {
+    /// Requests sent in this second (those that finished or failed; requests
+    /// abandoned after a stop are in no count).
+    started: u64,
     /// Requests that finished in this second (successful; the good ones too).
     completed: u64,
     good: u64,
@@ -120,9 +125,13 @@ pub struct Collector {
     pub simulated: bool,
     pub good: u64,
     seconds: Vec<Second>,
-    /// TTFT samples of the second still open; summarised into `seconds` when
-    /// it closes, so memory does not grow with the number of requests.
-    open_second: (usize, Vec<f64>),
+    /// TTFT samples (ms) by the second their first token arrived in, for the
+    /// seconds still open. A second closes (its samples become p50/p99) once
+    /// no request still to finish can have its first token in it: requests
+    /// finish at most `horizon` seconds after they were sent. So memory holds
+    /// `horizon` seconds of samples, not the whole run's.
+    open_ttft: std::collections::BTreeMap<usize, Vec<f64>>,
+    horizon: f64,
     sla: (Option<f64>, Option<f64>),
 }
 
@@ -145,9 +154,17 @@ impl Collector {
             simulated: false,
             good: 0,
             seconds: Vec::new(),
-            open_second: (0, Vec::new()),
+            open_ttft: std::collections::BTreeMap::new(),
+            horizon: f64::INFINITY,
             sla: (sla_ttft_ms, sla_tpot_ms),
         }
+    }
+
+    /// Requests finish at most `seconds` after they were sent (the request
+    /// timeout): per-second TTFT samples older than that are summarised.
+    pub fn with_horizon(mut self, seconds: f64) -> Self {
+        self.horizon = seconds.max(1.0);
+        self
     }
 
     /// The per-second bucket of `t` seconds since the start, created on demand.
@@ -168,6 +185,7 @@ impl Collector {
         let mut at = sent_at + t.ttft;
         let prompt = f64::from(t.prompt_tokens.unwrap_or(0));
         self.second(at).prompt_tokens += prompt;
+        self.open_ttft.entry(at.max(0.0) as usize).or_default().push(t.ttft * 1000.0);
         for i in 0..chunks {
             if i > 0 {
                 at += t.itl[i - 1];
@@ -199,6 +217,7 @@ impl Collector {
     }
 
     pub fn add(&mut self, o: Outcome) {
+        self.second(o.sent_at).started += 1;
         self.second(o.at);
         let sec = (o.at.max(0.0)) as usize;
         self.overall.requests += 1;
@@ -244,14 +263,6 @@ impl Collector {
                 let s = &mut self.seconds[sec];
                 s.completed += 1;
                 s.good += u64::from(good);
-                if sec > self.open_second.0 {
-                    self.close_second();
-                    self.open_second.0 = sec;
-                }
-                // A straggler from a closed second counts but no longer moves its percentiles.
-                if sec == self.open_second.0 {
-                    self.open_second.1.push(t.ttft * 1000.0);
-                }
             }
             Err(f) => {
                 self.overall.failed += 1;
@@ -261,17 +272,22 @@ impl Collector {
                 self.seconds[sec].errors += 1;
             }
         }
+        self.close_seconds_before(o.at - self.horizon);
     }
 
-    fn close_second(&mut self) {
-        let (sec, mut samples) = std::mem::take(&mut self.open_second);
-        samples.sort_by(f64::total_cmp);
-        if let Some(s) = self.seconds.get_mut(sec) {
-            s.ttft_p50_ms = nearest_rank(&samples, 50.0);
-            s.ttft_p99_ms = nearest_rank(&samples, 99.0);
+    /// Summarises the TTFT samples of every open second that ends before `t`.
+    fn close_seconds_before(&mut self, t: f64) {
+        while let Some(entry) = self.open_ttft.first_entry() {
+            if (*entry.key() + 1) as f64 > t {
+                break;
+            }
+            let (sec, mut samples) = entry.remove_entry();
+            samples.sort_by(f64::total_cmp);
+            if let Some(s) = self.seconds.get_mut(sec) {
+                s.ttft_p50_ms = nearest_rank(&samples, 50.0);
+                s.ttft_p99_ms = nearest_rank(&samples, 99.0);
+            }
         }
-        samples.clear();
-        self.open_second = (sec, samples);
     }
 
     /// Live figures for the progress line: (completed, errors, TTFT p99 ms).
@@ -310,15 +326,17 @@ impl Collector {
             .collect()
     }
 
-    /// One point per second: the tokens streamed in it, the requests that finished
-    /// in it and their TTFT p50/p99.
+    /// One point per second: the requests sent, finished and failed in it, the
+    /// tokens streamed in it, and the TTFT p50/p99 of the first tokens that
+    /// arrived in it.
     pub fn timeseries(&mut self, in_flight: &[u64]) -> Vec<TimePoint> {
-        self.close_second();
+        self.close_seconds_before(f64::INFINITY);
         self.seconds
             .iter()
             .enumerate()
             .map(|(i, s)| TimePoint {
                 t: (i + 1) as f64,
+                started: s.started,
                 completed: s.completed,
                 errors: s.errors,
                 output_tokens_per_sec: s.streamed,
@@ -363,6 +381,7 @@ mod tests {
         };
         c.add(Outcome {
             class: 0,
+            sent_at: 0.0,
             at: 6.5,
             result: Ok(timing),
             send_delay: None,

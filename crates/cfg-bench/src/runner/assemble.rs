@@ -35,6 +35,8 @@ pub(super) struct Measured<'a> {
     /// The measured window in seconds: the rates are what streamed and finished in it.
     pub window: f64,
     pub stopped_reason: Option<String>,
+    /// Warm-up, measured, drain or stopped, on the time series' clock.
+    pub phases: Vec<cfg_core::model::RunPhase>,
     /// Requests cancelled unfinished after a stop's grace period.
     pub abandoned: u64,
     pub open_loop: bool,
@@ -126,6 +128,7 @@ impl Measured<'_> {
             errors: c.error_classes(),
             server,
             timeseries: c.timeseries(&self.scraped.in_flight),
+            phases: self.phases,
             verdict: None,
             shard: self.shard.map(|(shard, base_seed)| crate::shard::info(c, shard, base_seed, self.open_loop)),
         };

@@ -65,11 +65,12 @@ impl Load {
                 while Instant::now() < deadline && !stop.load(Ordering::SeqCst) {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     live.in_flight.fetch_add(1, Ordering::Relaxed);
+                    let sent_at = start.elapsed().as_secs_f64();
                     let (cancelled, back_off) = tokio::select! {
-                        (class, spec, r, _) = shared.one(i, None) => {
+                        (class, spec, r, _) = shared.one(i, None, &live.streamed_chunks) => {
                             let c = &shared.classes[class];
                             let back_off = r.as_ref().err().and_then(|f| f.retry_after);
-                            let _ = tx.send(Outcome { class, at: start.elapsed().as_secs_f64(), result: r, send_delay: None, prompt_target: c.input_tokens, output_target: spec.max_tokens });
+                            let _ = tx.send(Outcome { class, sent_at, at: start.elapsed().as_secs_f64(), result: r, send_delay: None, prompt_target: c.input_tokens, output_target: spec.max_tokens });
                             (false, back_off)
                         }
                         _ = hard.notified() => (true, None),
@@ -119,10 +120,11 @@ impl Load {
             let (shared, tx, live, hard) = (self.shared.clone(), self.tx.clone(), self.live.clone(), hard_stop.clone());
             workers.spawn(async move {
                 live.in_flight.fetch_add(1, Ordering::Relaxed);
+                let sent_at = start.elapsed().as_secs_f64();
                 tokio::select! {
-                    (class, spec, r, delay) = shared.one(i, Some(intended)) => {
+                    (class, spec, r, delay) = shared.one(i, Some(intended), &live.streamed_chunks) => {
                         let c = &shared.classes[class];
-                        let _ = tx.send(Outcome { class, at: start.elapsed().as_secs_f64(), result: r, send_delay: delay, prompt_target: c.input_tokens, output_target: spec.max_tokens });
+                        let _ = tx.send(Outcome { class, sent_at, at: start.elapsed().as_secs_f64(), result: r, send_delay: delay, prompt_target: c.input_tokens, output_target: spec.max_tokens });
                     }
                     _ = hard.notified() => {}
                 }

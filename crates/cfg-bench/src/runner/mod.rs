@@ -12,7 +12,7 @@ mod progress;
 mod scraper;
 mod warmup;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -123,11 +123,16 @@ impl Shared {
 
     /// Sends request `i`. For open loop, `intended` is when it should have
     /// been sent: the delay is taken just before sending, after the prompt is built.
-    async fn one(&self, i: u64, intended: Option<Instant>) -> Sent {
+    /// Each content chunk that arrives is counted in `streamed` at once, for
+    /// the live figures (the collector sees a request only when it ends).
+    async fn one(&self, i: u64, intended: Option<Instant>, streamed: &AtomicU64) -> Sent {
         let (class, spec) = crate::schedule::request(&self.settings, &self.classes, &self.prompt_words, self.seed, i);
         let delay = intended.map(|t| t.elapsed().as_secs_f64());
+        let count = |_: &str| {
+            streamed.fetch_add(1, Ordering::Relaxed);
+        };
         let r =
-            client::send(&self.http, &self.endpoint, self.api, self.key.as_deref(), &spec, self.timeout, |_| {}).await;
+            client::send(&self.http, &self.endpoint, self.api, self.key.as_deref(), &spec, self.timeout, count).await;
         (class, spec, r, delay)
     }
 }
@@ -146,11 +151,16 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     let stop = input.stop.clone();
     let concurrency = s.concurrency.max(1);
     let warmup = u64::from(s.warmup_requests.unwrap_or(0));
+    let warming = Instant::now();
     let cold = warmup::run(&shared, warmup, concurrency, &stop, &live).await;
+    let warmup_seconds = if warmup > 0 { warming.elapsed().as_secs_f64() } else { 0.0 };
 
     let sla = s.sla.clone().unwrap_or_default();
     let class_names: Vec<String> = shared.classes.iter().map(|c| c.name.clone()).collect();
-    let collector = Arc::new(Mutex::new(Collector::new(&class_names, sla.ttft_p99_ms, sla.tpot_p99_ms)));
+    // A request ends within its timeout (plus the time to notice): older seconds' TTFTs are final.
+    let horizon = shared.timeout.as_secs_f64() + 5.0;
+    let collector =
+        Arc::new(Mutex::new(Collector::new(&class_names, sla.ttft_p99_ms, sla.tpot_p99_ms).with_horizon(horizon)));
     let duration = f64::from(s.duration_seconds);
     if let Some(gate) = &input.start_gate
         && let Err(e) = gate.wait(&stop).await
@@ -200,10 +210,9 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
 
     let tripped = tripped.lock().expect("not poisoned").clone();
     let stop_reason = input.stop_reason.lock().expect("not poisoned").clone();
-    let stopped_reason = ended.stopped_at.map(|at| {
-        let why = tripped.or(stop_reason).unwrap_or_else(|| "a stop request".into());
-        format!("{why}, {at:.1} s into the measured phase")
-    });
+    let stopped_by = ended.stopped_at.map(|_| tripped.or(stop_reason).unwrap_or_else(|| "a stop request".into()));
+    let stopped_reason =
+        stopped_by.as_ref().zip(ended.stopped_at).map(|(why, at)| format!("{why}, {at:.1} s into the measured phase"));
     // The measured window: the configured duration, or up to the stop.
     let window = ended.stopped_at.map_or(duration, |at| at.min(duration)).max(1e-9);
     let mut c = collector.lock().expect("not poisoned");
@@ -217,6 +226,7 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
         started_at,
         elapsed,
         window,
+        phases: cfg_core::model::run_phases(warmup_seconds, window, elapsed, stopped_by.as_deref()),
         stopped_reason,
         abandoned: ended.abandoned,
         open_loop,

@@ -15,6 +15,8 @@ use crate::stats::Collector;
 #[derive(Default)]
 pub struct Live {
     pub in_flight: AtomicU64,
+    /// Content chunks received in the measured phase, counted as they arrive.
+    pub streamed_chunks: AtomicU64,
     /// The latest figures, four times a second, for the progress line and the browser.
     pub snapshot: Mutex<Snapshot>,
 }
@@ -86,12 +88,15 @@ pub(super) fn spawn(
         while !stop.load(Ordering::SeqCst) {
             tokio::time::sleep(Duration::from_millis(250)).await;
             let elapsed = clock.start.elapsed().as_secs_f64();
-            let (done, errors, p50, p99, tokens) = {
+            let (done, errors, p50, p99) = {
                 let c = collector.lock().expect("not poisoned");
                 let (done, errors, p99) = c.live();
                 let p50 = (!c.overall.ttft.is_empty()).then(|| c.overall.ttft.value_at_quantile(0.5) as f64 / 1000.0);
-                (done, errors, p50, p99, c.overall.output_tokens)
+                (done, errors, p50, p99)
             };
+            // What streamed, chunk by chunk as it arrived (one token each, as vLLM
+            // sends them): counting finished requests' outputs would draw a saw.
+            let tokens = live.streamed_chunks.load(Ordering::Relaxed);
             if elapsed - last_t >= 1.0 {
                 rate = (tokens - last_tokens) as f64 / (elapsed - last_t);
                 last_tokens = tokens;

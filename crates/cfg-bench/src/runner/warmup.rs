@@ -32,7 +32,9 @@ pub(super) async fn run(
                 if i >= count || stop.load(Ordering::SeqCst) {
                     break;
                 }
-                let (_, _, r, _) = tokio::select! { x = shared.one(i, None) => x, _ = stopped(&stop) => break };
+                let ignored = AtomicU64::new(0);
+                let (_, _, r, _) =
+                    tokio::select! { x = shared.one(i, None, &ignored) => x, _ = stopped(&stop) => break };
                 let mut cold = cold.lock().expect("not poisoned");
                 match r {
                     Ok(t) if i == 0 => cold.get_or_insert_with(ColdStart::default).first_ttft_ms = t.ttft * 1000.0,

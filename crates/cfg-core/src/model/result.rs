@@ -73,9 +73,16 @@ pub struct BenchResult {
     /// What the server's Prometheus metrics said during the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerSeries>,
-    /// Client-side time series, one point per second.
+    /// Client-side time series, one point per second of the measured phase and
+    /// the drain after it (`t` = 1 is the first second of the measured phase).
     #[serde(default)]
     pub timeseries: Vec<TimePoint>,
+    /// The run's phases on the time series' clock (seconds since the measured
+    /// phase began): `warmup` (before 0), `measured`, then `drain` or, when the
+    /// run was stopped early, `stopped`. They follow each other without gaps,
+    /// so together they span the whole run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<RunPhase>,
     /// The verdict against the SLA, the seed's diagnoses, and the capacity plan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<super::Verdict>,
@@ -267,16 +274,83 @@ pub struct ServerPoint {
     pub gpu_utilization: Option<f64>,
 }
 
+/// What the server and the runner did in one second of the run.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct TimePoint {
-    /// Seconds since the measured phase started (end of the 1 s window).
+    /// Seconds since the measured phase started, at the end of this one-second
+    /// window (the window is `t - 1` to `t`).
     pub t: f64,
-    /// Requests that finished in this second.
+    /// Requests sent in this second.
+    #[serde(default)]
+    pub started: u64,
+    /// Requests that finished successfully in this second.
     pub completed: u64,
+    /// Requests that failed in this second.
     pub errors: u64,
-    /// Output tokens streamed in this second (each chunk counted when it arrived).
+    /// Output tokens streamed in this second: each chunk counted in the second
+    /// it arrived, not when its request finished.
     pub output_tokens_per_sec: f64,
+    /// TTFT percentiles of the requests whose first token arrived in this second
+    /// (null when none did).
     pub ttft_p50_ms: Option<f64>,
     pub ttft_p99_ms: Option<f64>,
+    /// Requests in flight, sampled once in this second.
     pub in_flight: u64,
+}
+
+/// One phase of a run, on the time series' clock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunPhase {
+    pub name: PhaseName,
+    /// Seconds since the measured phase began (negative for the warm-up).
+    pub start: f64,
+    pub end: f64,
+    /// For `stopped`: what stopped the run (Ctrl-C, SIGTERM, the circuit breaker, the browser).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The phases of a run, in their order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PhaseName {
+    /// `warmup_requests`, sent first and left out of every statistic.
+    Warmup,
+    /// The measured window: every rate and percentile comes from the requests sent in it.
+    Measured,
+    /// After the window, until the last measured request finished (their
+    /// latencies count; what streamed now does not count in rates).
+    Drain,
+    /// After a stop before the window's end: the grace period for requests in flight.
+    Stopped,
+}
+
+impl PhaseName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhaseName::Warmup => "warm-up",
+            PhaseName::Measured => "measured",
+            PhaseName::Drain => "drain",
+            PhaseName::Stopped => "stopped",
+        }
+    }
+}
+
+/// The phases of a run that warmed up for `warmup` seconds, measured for
+/// `window` seconds and ended `elapsed` seconds after the measured phase began.
+pub fn run_phases(warmup: f64, window: f64, elapsed: f64, stopped: Option<&str>) -> Vec<RunPhase> {
+    let mut out = Vec::new();
+    if warmup > 0.0 {
+        out.push(RunPhase { name: PhaseName::Warmup, start: -warmup, end: 0.0, reason: None });
+    }
+    out.push(RunPhase { name: PhaseName::Measured, start: 0.0, end: window, reason: None });
+    let end = elapsed.max(window);
+    let (name, reason) = match stopped {
+        Some(why) => (PhaseName::Stopped, Some(why.to_string())),
+        None => (PhaseName::Drain, None),
+    };
+    if end > window || stopped.is_some() {
+        out.push(RunPhase { name, start: window, end, reason });
+    }
+    out
 }

@@ -7,6 +7,7 @@ pub mod chart;
 pub mod github;
 pub mod human;
 pub mod json;
+pub mod run_charts;
 pub mod sarif;
 
 use crate::diagnostic::{Diagnostic, Severity};
