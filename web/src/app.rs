@@ -864,8 +864,9 @@ pub fn app() -> Html {
                     <button id="sweep" onclick={sweep}>{"predict TTFT and throughput (simulator, virtual time)"}</button>
                     if let Some(e) = &state.sweep_error { <p class="diag error">{e}</p> }
                     if let Some(points) = &state.sweep {
-                        { charts::lines("Predicted TTFT p99 (ms) vs max_num_seqs", "ms", "", &[("TTFT p99", "#d65f5f", points.iter().map(|p| (f64::from(p.value), p.ttft_p99_ms)).collect())], "chart-sweep-ttft") }
+                        { charts::lines("Predicted TTFT p99 (ms) vs max_num_seqs", "ms", "", &[("TTFT p99", "#d65f5f", points.iter().filter_map(|p| Some((f64::from(p.value), p.ttft_p99_ms?))).collect())], "chart-sweep-ttft") }
                         { charts::lines("Predicted throughput (tok/s) vs max_num_seqs", "tok/s", "", &[("output tok/s", "#4878d0", points.iter().map(|p| (f64::from(p.value), p.output_tokens_per_sec)).collect())], "chart-sweep-tput") }
+                        { for points.iter().filter_map(|p| Some(html! { <p class="diag warning">{format!("max_num_seqs {}: no request finished: {}", p.value, p.note.as_deref()?)}</p> })) }
                     }
                     { run_panel(&state) }
                 </div>

@@ -22,29 +22,51 @@ pub struct EngineConfig {
 }
 
 /// Roofline step-time model: a step costs the larger of its compute time and
-/// its memory time, plus a fixed scheduling/sampling overhead.
+/// its memory time, plus a fixed scheduling/sampling overhead. The constants
+/// behind it, and the benchmark rows they were fitted on, are in `sim/fit.rs`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CostModel {
-    /// FLOPs per token through the model (2 x active parameters), per GPU.
+    /// FLOPs per token through the model's weights (2 x active parameters), per GPU.
     pub flops_per_token: f64,
+    /// Attention FLOPs per (query token, key token) pair, per GPU: 4 x layers x
+    /// the query width (QK^T and AV).
+    pub attention_flops_per_pair: f64,
     /// Dense FLOP/s one GPU sustains (peak x achievable fraction).
     pub flops_per_sec: f64,
-    /// Weight bytes every step streams from memory, per GPU.
+    /// Weight bytes every step streams from memory, per GPU: all of a dense
+    /// model, the non-expert part of a mixture of experts.
     pub weight_bytes: f64,
+    /// Bytes of all routed experts, per GPU (0 for a dense model).
+    pub expert_bytes: f64,
+    /// Experts a token is routed to over the experts there are (k / E); a step
+    /// of `n` tokens reads the share 1 - (1 - k/E)^n of `expert_bytes`.
+    pub expert_share_per_token: f64,
     /// KV bytes read per token of context, per GPU.
     pub kv_bytes_per_token: f64,
     /// Bytes per second one GPU sustains (peak x achievable fraction).
     pub bytes_per_sec: f64,
-    /// Fixed cost of a step in seconds (scheduler, sampler, launch).
+    /// Fixed cost of a step in seconds (scheduler, sampler, launch, and the
+    /// tensor-parallel all-reduces).
     pub step_overhead_s: f64,
+    /// Time a request spends outside the engine before its first token reaches
+    /// the client: HTTP, tokenisation, the first detokenisation. It adds to TTFT
+    /// and E2E, not to the engine's steps.
+    pub request_overhead_s: f64,
 }
 
 impl CostModel {
     /// Seconds for a step that processes `tokens` new tokens while reading
-    /// `context_tokens` of KV cache.
-    pub fn step_seconds(&self, tokens: u64, context_tokens: u64) -> f64 {
-        let compute = tokens as f64 * self.flops_per_token / self.flops_per_sec;
-        let memory = (self.weight_bytes + context_tokens as f64 * self.kv_bytes_per_token) / self.bytes_per_sec;
+    /// `context_tokens` of KV cache, with `attention_pairs` query-key pairs.
+    pub fn step_seconds(&self, tokens: u64, context_tokens: u64, attention_pairs: f64) -> f64 {
+        let compute = (tokens as f64 * self.flops_per_token + attention_pairs * self.attention_flops_per_pair)
+            / self.flops_per_sec;
+        let experts = if self.expert_bytes > 0.0 {
+            self.expert_bytes * (1.0 - (1.0 - self.expert_share_per_token).powf(tokens as f64))
+        } else {
+            0.0
+        };
+        let memory =
+            (self.weight_bytes + experts + context_tokens as f64 * self.kv_bytes_per_token) / self.bytes_per_sec;
         compute.max(memory) + self.step_overhead_s
     }
 }
@@ -78,6 +100,9 @@ pub enum TokenEvent {
 #[derive(Default)]
 struct Prefill {
     tokens: u64,
+    /// Query-key pairs of the prefill chunks: each chunk's tokens attend to
+    /// what came before them and to half the chunk on average.
+    attention_pairs: f64,
     /// Requests whose prompt is complete after this step: their first token comes out.
     done: Vec<u64>,
 }
@@ -209,7 +234,7 @@ impl Engine {
         let mut events = Vec::new();
         let mut budget = u64::from(self.config.max_num_batched_tokens);
         self.reject_too_long(&mut events);
-        let (scheduled, preempted) = self.schedule_decodes(&mut budget);
+        let (scheduled, preempted, decode_pairs) = self.schedule_decodes(&mut budget);
         let mut prefill = Prefill::default();
         self.schedule_prefill_chunks(&mut budget, &mut prefill);
         if !preempted {
@@ -222,7 +247,11 @@ impl Engine {
         let seconds = if decode_tokens + prefill.tokens == 0 {
             0.0
         } else {
-            self.config.cost.step_seconds(decode_tokens + prefill.tokens, context)
+            self.config.cost.step_seconds(
+                decode_tokens + prefill.tokens,
+                context,
+                decode_pairs as f64 + prefill.attention_pairs,
+            )
         };
         self.emit_tokens(&scheduled, &prefill.done, &mut events);
         StepOutcome { seconds, events, prefill_tokens: prefill.tokens, decode_tokens }
@@ -243,9 +272,11 @@ impl Engine {
     /// Every fully prefilled request gets one token, growing its KV by one slot;
     /// when the cache is full, preempt and retry. Returns the scheduled ids and
     /// whether anything was preempted.
-    fn schedule_decodes(&mut self, budget: &mut u64) -> (Vec<u64>, bool) {
+    fn schedule_decodes(&mut self, budget: &mut u64) -> (Vec<u64>, bool, u64) {
         let mut scheduled: Vec<u64> = Vec::new();
         let mut preempted = false;
+        // Query-key pairs: each decoded token attends to its whole context.
+        let mut pairs = 0;
         let mut i = 0;
         while i < self.running.len() && *budget > 0 {
             if self.running[i].prefilling() {
@@ -268,9 +299,10 @@ impl Engine {
             self.running[i].blocks = need;
             *budget -= 1;
             scheduled.push(self.running[i].req.id);
+            pairs += self.running[i].context() + 1;
             i += 1;
         }
-        (scheduled, preempted)
+        (scheduled, preempted, pairs)
     }
 
     /// The next prefill chunk of every running request still prefilling.
@@ -301,6 +333,7 @@ impl Engine {
             }
             self.free_blocks -= extra;
             r.blocks = need;
+            prefill.attention_pairs += chunk as f64 * (r.context() as f64 + chunk as f64 / 2.0);
             r.prefilled += chunk as u32;
             *budget -= chunk;
             prefill.tokens += chunk;
@@ -335,6 +368,7 @@ impl Engine {
             self.free_blocks -= need;
             *budget -= chunk;
             prefill.tokens += chunk;
+            prefill.attention_pairs += chunk as f64 * chunk as f64 / 2.0;
             let r = Running {
                 req: w.req,
                 prefill_target: target,
@@ -355,9 +389,11 @@ impl Engine {
     fn emit_tokens(&mut self, scheduled: &[u64], prefill_done: &[u64], events: &mut Vec<(u64, TokenEvent)>) {
         let max_model_len = u64::from(self.config.max_model_len);
         let mut finished: Vec<u64> = Vec::new();
+        // A set: a batch of hundreds must not cost hundreds squared.
+        let producing: std::collections::HashSet<u64> = scheduled.iter().chain(prefill_done).copied().collect();
         for r in self.running.iter_mut() {
             let id = r.req.id;
-            if !(scheduled.contains(&id) || prefill_done.contains(&id)) {
+            if !producing.contains(&id) {
                 continue;
             }
             r.generated += 1;
@@ -378,12 +414,18 @@ impl Engine {
             };
             events.push((id, event));
         }
-        for id in finished {
-            if let Some(i) = self.running.iter().position(|r| r.req.id == id) {
-                let r = self.running.remove(i);
-                self.free_blocks += r.blocks;
-                self.requests_finished_total += 1;
-            }
+        if !finished.is_empty() {
+            let finished: std::collections::HashSet<u64> = finished.into_iter().collect();
+            let mut freed = 0;
+            self.running.retain(|r| {
+                let done = finished.contains(&r.req.id);
+                if done {
+                    freed += r.blocks;
+                }
+                !done
+            });
+            self.free_blocks += freed;
+            self.requests_finished_total += finished.len() as u64;
         }
     }
 }
@@ -402,11 +444,15 @@ mod tests {
             kv_capacity_tokens: kv,
             cost: CostModel {
                 flops_per_token: 1e9,
+                attention_flops_per_pair: 0.0,
                 flops_per_sec: 1e12,
                 weight_bytes: 1e9,
+                expert_bytes: 0.0,
+                expert_share_per_token: 0.0,
                 kv_bytes_per_token: 1e5,
                 bytes_per_sec: 1e12,
                 step_overhead_s: 0.001,
+                request_overhead_s: 0.0,
             },
         })
     }

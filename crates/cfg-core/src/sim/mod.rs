@@ -3,7 +3,9 @@
 //! sockets and no sleeping, for instant what-if sweeps in the CLI and the
 //! browser.
 
+pub mod bench;
 pub mod engine;
+pub mod fit;
 pub mod rng;
 
 use engine::{CostModel, Engine, EngineConfig, EngineRequest, TokenEvent};
@@ -14,12 +16,8 @@ use crate::memory;
 use crate::model::{LoadTestSettings, ServerConfig};
 use crate::resolve::{self, Gpu};
 
-/// Fraction of peak FLOP/s a serving step reaches (prefill).
-const ACHIEVABLE_FLOPS: f64 = 0.5;
-/// Fraction of peak bandwidth a decode step reaches.
-const ACHIEVABLE_BANDWIDTH: f64 = 0.8;
-/// Scheduler, sampler and kernel-launch cost of one step.
-const STEP_OVERHEAD_S: f64 = 0.003;
+pub use fit::Calibration;
+
 /// GPU assumed when config.toml names none.
 const DEFAULT_GPU: &str = "H100-80GB";
 
@@ -37,6 +35,15 @@ pub fn instance(config: &ServerConfig) -> Result<Instance, String> {
 
 /// [`instance`] with the model's own files when the caller found them.
 pub fn instance_with(config: &ServerConfig, found: Option<&crate::arch::Arch>) -> Result<Instance, String> {
+    instance_calibrated(config, found, &Calibration::FITTED)
+}
+
+/// [`instance_with`] under given efficiency constants (what the fit varies).
+pub fn instance_calibrated(
+    config: &ServerConfig,
+    found: Option<&crate::arch::Arch>,
+    cal: &Calibration,
+) -> Result<Instance, String> {
     let mut assumptions = Vec::new();
     let gpu = match resolve::gpu(config) {
         Some(g) => g,
@@ -70,9 +77,18 @@ pub fn instance_with(config: &ServerConfig, found: Option<&crate::arch::Arch>) -
         assumptions.push("GPU bandwidth unknown: assuming 1000 GB/s".into());
         1000.0
     });
-    let shards = f64::from(config.tensor_parallel_size() * config.pipeline_parallel_size());
+    let tp = config.tensor_parallel_size();
+    let shards = f64::from(tp * config.pipeline_parallel_size());
     let active = arch.num_active_parameters.or(arch.num_parameters).unwrap_or(1) as f64;
     let batch = resolve::batch(config, &arch, Some(&gpu));
+    let (dense_bytes, expert_bytes, expert_share) = split_experts(&arch, report.weights_bytes);
+    let layers = f64::from(arch.num_hidden_layers.unwrap_or(32));
+    let heads = f64::from(arch.num_attention_heads.unwrap_or(32));
+    let head_dim = f64::from(
+        arch.head_dim.or(arch.hidden_size.zip(arch.num_attention_heads).map(|(h, n)| h / n.max(1))).unwrap_or(128),
+    );
+    // Two all-reduces per layer when the layers are split across GPUs.
+    let all_reduces = if tp > 1 { 2.0 * layers / f64::from(config.pipeline_parallel_size()) } else { 0.0 };
     Ok(Instance {
         engine: EngineConfig {
             max_num_seqs: batch.max_num_seqs,
@@ -86,17 +102,40 @@ pub fn instance_with(config: &ServerConfig, found: Option<&crate::arch::Arch>) -
             ),
             kv_capacity_tokens: report.kv_capacity_tokens,
             cost: CostModel {
-                flops_per_token: 2.0 * active / shards,
-                flops_per_sec: tflops * 1e12 * ACHIEVABLE_FLOPS,
-                weight_bytes: report.weights_bytes,
+                flops_per_token: 2.0 * active / shards * if expert_bytes > 0.0 { cal.moe_compute_factor } else { 1.0 },
+                attention_flops_per_pair: 4.0 * layers * heads * head_dim / shards,
+                flops_per_sec: tflops * 1e12 * cal.flops_efficiency,
+                weight_bytes: dense_bytes,
+                expert_bytes,
+                expert_share_per_token: expert_share,
                 kv_bytes_per_token: report.kv_bytes_per_token,
-                bytes_per_sec: bandwidth * 1e9 * ACHIEVABLE_BANDWIDTH,
-                step_overhead_s: STEP_OVERHEAD_S,
+                bytes_per_sec: bandwidth * 1e9 * cal.bandwidth_efficiency,
+                step_overhead_s: cal.step_overhead_s + all_reduces * cal.all_reduce_s,
+                request_overhead_s: cal.request_overhead_s,
             },
         },
         gpu,
         assumptions,
     })
+}
+
+/// A step's weights, per GPU: (read every step, the routed experts, the share
+/// of the experts one token uses). A mixture of experts reads only the experts
+/// its tokens were routed to: with k of E experts per token, `n` tokens touch
+/// 1 - (1 - k/E)^n of them. Dense models read everything every step.
+fn split_experts(arch: &crate::arch::Arch, weights_bytes: f64) -> (f64, f64, f64) {
+    let (Some(e), Some(k), Some(total), Some(active)) =
+        (arch.num_experts, arch.experts_per_token, arch.num_parameters, arch.num_active_parameters)
+    else {
+        return (weights_bytes, 0.0, 0.0);
+    };
+    if e <= k || k == 0 || active >= total {
+        return (weights_bytes, 0.0, 0.0);
+    }
+    // total = shared + E x per_expert, active = shared + k x per_expert.
+    let per_expert = (total - active) as f64 / f64::from(e - k);
+    let experts = (per_expert * f64::from(e) / total as f64).clamp(0.0, 1.0);
+    (weights_bytes * (1.0 - experts), weights_bytes * experts, f64::from(k) / f64::from(e))
 }
 
 /// One request class: weight, prompt and output length.
@@ -208,23 +247,25 @@ fn run_closed_loop(
     traces
 }
 
-/// One point of a what-if sweep.
+/// One point of a what-if sweep. The latencies are `None` when no request
+/// finished in the simulated window; `note` then says why.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SweepPoint {
     pub parameter: String,
     pub value: u32,
-    pub ttft_p50_ms: f64,
-    pub ttft_p99_ms: f64,
-    pub tpot_p50_ms: f64,
+    pub ttft_p50_ms: Option<f64>,
+    pub ttft_p99_ms: Option<f64>,
+    pub tpot_p50_ms: Option<f64>,
     pub output_tokens_per_sec: f64,
     pub requests_per_sec: f64,
     pub completed: usize,
+    pub note: Option<String>,
 }
 
-/// Exact percentile (nearest rank) of unsorted samples; NaN when empty.
-pub fn percentile(samples: &mut [f64], p: f64) -> f64 {
+/// Exact percentile (nearest rank) of unsorted samples; `None` when empty.
+pub fn percentile(samples: &mut [f64], p: f64) -> Option<f64> {
     samples.sort_by(f64::total_cmp);
-    nearest_rank(samples, p).unwrap_or(f64::NAN)
+    nearest_rank(samples, p)
 }
 
 /// The nearest-rank `p`th percentile (0-100) of sorted samples.
@@ -233,19 +274,19 @@ pub fn nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
     (!sorted.is_empty()).then(|| sorted[rank.min(sorted.len()) - 1])
 }
 
-/// Summarises a virtual-time run, ignoring the first `warmup_s` seconds.
 /// What a simulated run measured after its warm-up.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Summary {
-    pub ttft_p50_ms: f64,
-    pub ttft_p99_ms: f64,
-    pub tpot_p50_ms: f64,
+    pub ttft_p50_ms: Option<f64>,
+    pub ttft_p99_ms: Option<f64>,
+    pub tpot_p50_ms: Option<f64>,
     pub output_tokens_per_sec: f64,
     pub requests_per_sec: f64,
     /// Requests finished after the warm-up.
     pub completed: usize,
 }
 
+/// Summarises a virtual-time run, ignoring requests sent in the first `warmup_s` seconds.
 fn summarise(traces: &[Trace], duration_s: f64, warmup_s: f64) -> Summary {
     let done: Vec<&Trace> =
         traces.iter().filter(|t| !t.rejected && t.finished.is_some() && t.sent >= warmup_s).collect();
@@ -256,7 +297,8 @@ fn summarise(traces: &[Trace], duration_s: f64, warmup_s: f64) -> Summary {
         .filter_map(|t| Some((t.finished? - t.first_token?) * 1000.0 / f64::from(t.output_tokens - 1)))
         .collect();
     let window = (duration_s - warmup_s).max(1e-9);
-    let tokens: f64 = done.iter().map(|t| f64::from(t.output_tokens)).sum();
+    // From +0: an empty f64 sum is -0, which would print as "-0 tok/s".
+    let tokens: f64 = done.iter().map(|t| f64::from(t.output_tokens)).fold(0.0, |a, b| a + b);
     Summary {
         ttft_p50_ms: percentile(&mut ttft, 50.0),
         ttft_p99_ms: percentile(&mut ttft, 99.0),
@@ -267,6 +309,41 @@ fn summarise(traces: &[Trace], duration_s: f64, warmup_s: f64) -> Summary {
     }
 }
 
+/// Why a simulated window finished no request: a class that can never run,
+/// else a load too heavy for the window.
+fn nothing_finished(
+    engine: &EngineConfig,
+    classes: &[Class],
+    concurrency: u32,
+    duration_s: f64,
+    finished_in_warmup: usize,
+) -> String {
+    for c in classes {
+        if c.input_tokens >= engine.max_model_len {
+            return format!(
+                "class `{}`: a {}-token prompt leaves no room in max_model_len {}: vLLM refuses it",
+                c.name, c.input_tokens, engine.max_model_len
+            );
+        }
+        let need = (u64::from(c.input_tokens) + u64::from(c.output_tokens)).min(u64::from(engine.max_model_len));
+        if need > engine.kv_capacity_tokens {
+            return format!(
+                "class `{}` needs {need} tokens of KV cache and the instance has {}: it never starts",
+                c.name, engine.kv_capacity_tokens
+            );
+        }
+    }
+    if finished_in_warmup > 0 {
+        return format!(
+            "only requests sent in the warm-up finished in the simulated {duration_s:.0} s: at concurrency {concurrency} each later one waits behind too many others (max_num_seqs {} at a time)",
+            engine.max_num_seqs
+        );
+    }
+    format!(
+        "no request finished in the simulated {duration_s:.0} s at concurrency {concurrency}: the load is far beyond this instance"
+    )
+}
+
 /// Predicted TTFT and throughput for each value of `max_num_seqs`, under the
 /// settings' traffic mix and concurrency: the seed's trade-off as numbers.
 pub fn sweep_max_num_seqs(
@@ -275,13 +352,16 @@ pub fn sweep_max_num_seqs(
     values: &[u32],
     duration_s: f64,
 ) -> Result<Vec<SweepPoint>, String> {
+    if values.contains(&0) {
+        return Err("max_num_seqs must be at least 1: vLLM refuses 0".into());
+    }
     let classes = classes(settings);
     let mut points = Vec::new();
     for &value in values {
         let mut c = config.clone();
         c.batching.get_or_insert_with(Default::default).max_num_seqs = Some(value);
         let inst = instance(&c)?;
-        let traces = run_closed_loop(inst.engine, &classes, settings.concurrency, duration_s, 42);
+        let traces = run_closed_loop(inst.engine.clone(), &classes, settings.concurrency, duration_s, 42);
         let warmup = duration_s * 0.1;
         let s = summarise(&traces, duration_s, warmup);
         points.push(SweepPoint {
@@ -293,6 +373,10 @@ pub fn sweep_max_num_seqs(
             output_tokens_per_sec: s.output_tokens_per_sec,
             requests_per_sec: s.requests_per_sec,
             completed: s.completed,
+            note: (s.completed == 0).then(|| {
+                let finished = traces.iter().filter(|t| t.finished.is_some() && !t.rejected).count();
+                nothing_finished(&inst.engine, &classes, settings.concurrency, duration_s, finished)
+            }),
         });
     }
     Ok(points)
@@ -330,6 +414,27 @@ mod tests {
         s.concurrency = 32;
         let p = sweep_max_num_seqs(&config(8), &s, &[4, 32], 60.0).unwrap();
         assert!(p[1].tpot_p50_ms > p[0].tpot_p50_ms, "bigger batches decode slower per token: {p:?}");
+    }
+
+    #[test]
+    fn a_sweep_never_answers_with_nan() {
+        assert!(sweep_max_num_seqs(&config(8), &settings(8), &[0, 8], 30.0).unwrap_err().contains("at least 1"));
+        // A class longer than the KV cache holds: no figures, and why.
+        let mut engine = instance(&config(8)).unwrap().engine;
+        engine.kv_capacity_tokens = 1024;
+        let cls = vec![Class { name: "long".into(), weight: 1.0, input_tokens: 2048, output_tokens: 256 }];
+        let traces = run_closed_loop(engine.clone(), &cls, 4, 30.0, 1);
+        let s = summarise(&traces, 30.0, 3.0);
+        assert_eq!((s.completed, s.ttft_p99_ms), (0, None), "{s:?}");
+        let why = nothing_finished(&engine, &cls, 4, 30.0, 0);
+        assert!(why.contains("class `long` needs 2304 tokens of KV cache and the instance has 1024"), "{why}");
+        // One sequence at a time for eight streams: the window ends before any
+        // request sent after the warm-up is served; said, not NaN.
+        let points = sweep_max_num_seqs(&config(8), &settings(8), &[1, 8], 30.0).unwrap();
+        let text = serde_json::to_string(&points).unwrap();
+        assert!(!text.contains("NaN") && !text.contains("-0"), "{text}");
+        assert!(points[0].note.as_deref().is_some_and(|n| n.contains("waits behind")), "{points:?}");
+        assert!(points[1].note.is_none() && points[1].ttft_p99_ms.is_some(), "{points:?}");
     }
 
     #[test]

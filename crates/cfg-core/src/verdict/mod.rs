@@ -139,6 +139,28 @@ mod tests {
         assert!(auth.advice[0].contains("$GATEWAY_API_KEY") && auth.advice[2].contains("Bearer"));
     }
 
+    /// At concurrency 32 with max_num_seqs 64 no lower cap can shorten a
+    /// prefill wait: the advice is not given. Far above the cap, the advice is
+    /// given only with the simulator's figures.
+    #[test]
+    fn max_num_seqs_advice_is_simulated_or_not_given() {
+        let config: ServerConfig = toml::from_str(
+            "[model]\nname = \"meta-llama/Llama-3.1-8B-Instruct\"\nmax_model_len = 8192\n[batching]\nmax_num_seqs = 64\n[hardware]\ngpu = \"L40S\"\n",
+        )
+        .unwrap();
+        let advice = |concurrency: u32| {
+            let s = settings(serde_json::json!({"concurrency": concurrency}));
+            let v = judge(&result(1600.0, 5.0, 0.0), &s, Some(&config), None);
+            let f = v.findings.iter().find(|f| f.code == "ttft-far-above-sla").expect("1.6 x the SLA").clone();
+            f.advice
+        };
+        let below = advice(32);
+        assert!(!below.iter().any(|a| a.contains("max_num_seqs")), "{below:?}");
+        for a in advice(256).iter().filter(|a| a.contains("max_num_seqs")) {
+            assert!(a.contains("simulated") && a.contains(" -> ") && a.contains("throughput"), "{a}");
+        }
+    }
+
     #[test]
     fn an_interrupted_run_meets_no_sla_and_plans_no_capacity() {
         let mut r = result(500.0, 9.0, 0.0);

@@ -27,6 +27,7 @@ mod cold_start;
 mod error_rate_high;
 mod few_samples;
 mod gpu_idle;
+mod knobs;
 mod queue_growing;
 mod run_incomplete;
 mod short_window;

@@ -10,8 +10,10 @@ declare_diagnosis! {
     /// **Why:** decoding keeps pace, so the time goes into waiting for prefill:
     /// too many sequences share each step, or long prompts block short ones.
     ///
-    /// **Advice:** lower `max_num_seqs`, or route long prompts to an instance pool
-    /// of their own. The evidence names the slowest class.
+    /// **Advice:** a lower `max_num_seqs` with its simulated effect (only when
+    /// the simulator predicts it helps at this run's load), or route long
+    /// prompts to an instance pool of their own. The evidence names the slowest
+    /// class.
     pub static DIAGNOSIS = { code: "ttft-high-throughput-fine", severity: Warning, title: "TTFT is high while decoding keeps up: prefill queueing", check }
 }
 
@@ -24,13 +26,12 @@ fn check(f: &Facts<'_>) -> Option<Found> {
     if !(p99 > limit && tpot_ok && f.result.error_rate <= f.error_limit) {
         return None;
     }
-    let mut found = Found::new(
-        format!("P99 TTFT {p99:.0} ms over the {limit:.0} ms SLA while TPOT is within its limit"),
-        &[
-            "max_num_seqs is too large for this mix: lower it so new prompts are prefilled sooner",
-            "or route long prompts to a separate instance pool so they stop blocking short ones",
-        ],
-    );
+    let mut advice: Vec<String> = super::knobs::lower_max_num_seqs(f).into_iter().collect();
+    advice.push("route long prompts to a separate instance pool so they stop blocking short ones".into());
+    let mut found = Found {
+        evidence: format!("P99 TTFT {p99:.0} ms over the {limit:.0} ms SLA while TPOT is within its limit"),
+        advice,
+    };
     let slowest = f
         .result
         .per_class

@@ -1,0 +1,260 @@
+//! A load as `vllm bench serve` sends it, in virtual time: `num_prompts`
+//! requests of fixed lengths, at most `max_concurrency` in flight, arriving at
+//! `request_rate` per second (Poisson) or all at once, and the figures it
+//! prints: output throughput over the whole benchmark, mean and median TTFT
+//! and TPOT. It is what a public benchmark row is replayed with.
+
+use super::engine::{Engine, EngineConfig, EngineRequest, TokenEvent};
+use super::rng::SplitMix64;
+
+/// What `vllm bench serve` was asked to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchLoad {
+    pub num_prompts: u32,
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+    /// `--max-concurrency`; `None`: no limit.
+    pub max_concurrency: Option<u32>,
+    /// `--request-rate` in requests per second; `None`: all at once (`inf`).
+    pub request_rate: Option<f64>,
+    pub seed: u64,
+}
+
+/// What it would print.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchFigures {
+    /// From the first request sent to the last one finished.
+    pub duration_s: f64,
+    pub completed: u32,
+    pub output_tokens_per_sec: f64,
+    pub requests_per_sec: f64,
+    pub mean_ttft_ms: f64,
+    pub median_ttft_ms: f64,
+    /// Per request, (E2E - TTFT) / (output tokens - 1); requests with one token left out.
+    pub mean_tpot_ms: f64,
+    pub median_tpot_ms: f64,
+}
+
+/// Why a replay gave no figures.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoFigures {
+    /// The prompt is as long as the context: vLLM refuses every request.
+    TooLong { prompt: u32, max_model_len: u32 },
+    /// One request needs more KV cache than the instance has: it never starts.
+    DoesNotFit { tokens: u64, kv_capacity_tokens: u64 },
+    /// The work bound ran out first (an absurd load).
+    TooMuchWork,
+}
+
+impl std::fmt::Display for NoFigures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoFigures::TooLong { prompt, max_model_len } => write!(
+                f,
+                "a {prompt}-token prompt leaves no room in max_model_len {max_model_len}: vLLM refuses every request"
+            ),
+            NoFigures::DoesNotFit { tokens, kv_capacity_tokens } => write!(
+                f,
+                "one request needs {tokens} tokens of KV cache and the instance has {kv_capacity_tokens}: it never starts"
+            ),
+            NoFigures::TooMuchWork => write!(f, "the simulation's work bound ran out before the load finished"),
+        }
+    }
+}
+
+struct Request {
+    sent: f64,
+    first: Option<f64>,
+    finished: Option<f64>,
+    tokens: u32,
+}
+
+/// Replays `load` against one instance in virtual time.
+pub fn run(engine: EngineConfig, load: &BenchLoad) -> Result<BenchFigures, NoFigures> {
+    if load.input_tokens >= engine.max_model_len {
+        return Err(NoFigures::TooLong { prompt: load.input_tokens, max_model_len: engine.max_model_len });
+    }
+    let needed = u64::from(load.input_tokens) + u64::from(load.output_tokens.max(1));
+    let needed = needed.min(u64::from(engine.max_model_len));
+    if needed > engine.kv_capacity_tokens {
+        return Err(NoFigures::DoesNotFit { tokens: needed, kv_capacity_tokens: engine.kv_capacity_tokens });
+    }
+    // vLLM's API server takes each request in turn (HTTP, tokenisation) before
+    // the engine sees it: a queue with one server. At low load it adds its time
+    // to TTFT; a burst of hundreds waits in it.
+    let api_time = engine.cost.request_overhead_s;
+    let mut e = Engine::new(engine);
+    let mut rng = SplitMix64::new(load.seed);
+    let mut at = 0.0;
+    let arrivals: Vec<f64> = (0..load.num_prompts)
+        .map(|_| {
+            let t = at;
+            if let Some(rate) = load.request_rate.filter(|r| r.is_finite() && *r > 0.0) {
+                at += rng.exponential(rate);
+            }
+            t
+        })
+        .collect();
+    let cap = load.max_concurrency.unwrap_or(u32::MAX).max(1);
+    let mut requests: Vec<Request> = Vec::with_capacity(arrivals.len());
+    // Requests through the API server, in order, with when the engine gets each.
+    let mut entering: std::collections::VecDeque<(f64, u64)> = std::collections::VecDeque::new();
+    let mut api_free = 0.0f64;
+    let (mut next, mut in_flight, mut now) = (0usize, 0u32, 0.0f64);
+    for _ in 0..20_000_000u64 {
+        // Arrived requests start while there is a free slot (the benchmark's
+        // semaphore: a request's clock starts when it gets one).
+        while next < arrivals.len() && arrivals[next] <= now && in_flight < cap {
+            // With no limit a request goes out when it arrives; with one, when a
+            // slot frees (seen at the end of the step that freed it).
+            let sent = if cap == u32::MAX { arrivals[next] } else { arrivals[next].max(now) };
+            let ready = sent.max(api_free) + api_time;
+            api_free = ready;
+            entering.push_back((ready, requests.len() as u64));
+            requests.push(Request { sent, first: None, finished: None, tokens: 0 });
+            next += 1;
+            in_flight += 1;
+        }
+        while let Some(&(ready, id)) = entering.front() {
+            if ready > now {
+                break;
+            }
+            entering.pop_front();
+            e.add(EngineRequest {
+                id,
+                prompt_tokens: load.input_tokens,
+                output_tokens: load.output_tokens.max(1),
+                priority: 0,
+            });
+        }
+        if e.is_idle() {
+            let arrival = (next < arrivals.len() && in_flight < cap).then(|| arrivals[next]);
+            match (entering.front().map(|f| f.0), arrival) {
+                (None, None) if next >= arrivals.len() => return Ok(figures(&requests)),
+                (None, None) => return Err(NoFigures::TooMuchWork),
+                (a, b) => now = now.max(a.unwrap_or(f64::INFINITY).min(b.unwrap_or(f64::INFINITY))),
+            }
+            continue;
+        }
+        let out = e.step();
+        now += out.seconds;
+        for (id, ev) in out.events {
+            let r = &mut requests[id as usize];
+            match ev {
+                TokenEvent::First => {
+                    r.first = Some(now);
+                    r.tokens += 1;
+                }
+                TokenEvent::Next => r.tokens += 1,
+                TokenEvent::Done | TokenEvent::Rejected => {
+                    if ev == TokenEvent::Done {
+                        r.tokens += 1;
+                        r.first.get_or_insert(now);
+                        r.finished = Some(now);
+                    }
+                    in_flight -= 1;
+                }
+            }
+        }
+    }
+    Err(NoFigures::TooMuchWork)
+}
+
+fn figures(requests: &[Request]) -> BenchFigures {
+    let done: Vec<&Request> = requests.iter().filter(|r| r.finished.is_some()).collect();
+    let duration = done.iter().filter_map(|r| r.finished).fold(0.0, f64::max).max(1e-9);
+    let mut ttft: Vec<f64> = done.iter().filter_map(|r| Some((r.first? - r.sent) * 1000.0)).collect();
+    let mut tpot: Vec<f64> = done
+        .iter()
+        .filter(|r| r.tokens > 1)
+        .filter_map(|r| Some((r.finished? - r.first?) * 1000.0 / f64::from(r.tokens - 1)))
+        .collect();
+    let tokens: f64 = done.iter().map(|r| f64::from(r.tokens)).sum();
+    BenchFigures {
+        duration_s: duration,
+        completed: done.len() as u32,
+        output_tokens_per_sec: tokens / duration,
+        requests_per_sec: done.len() as f64 / duration,
+        mean_ttft_ms: mean(&ttft),
+        median_ttft_ms: median(&mut ttft),
+        mean_tpot_ms: mean(&tpot),
+        median_tpot_ms: median(&mut tpot),
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 }
+}
+
+/// The median as numpy takes it (the mean of the middle two of an even count).
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::engine::CostModel;
+
+    fn engine(kv: u64) -> EngineConfig {
+        EngineConfig {
+            max_num_seqs: 64,
+            max_num_batched_tokens: 2048,
+            max_model_len: 4096,
+            chunked_prefill: true,
+            priority_scheduling: false,
+            kv_capacity_tokens: kv,
+            cost: CostModel {
+                flops_per_token: 1e9,
+                attention_flops_per_pair: 0.0,
+                flops_per_sec: 1e12,
+                weight_bytes: 1e9,
+                expert_bytes: 0.0,
+                expert_share_per_token: 0.0,
+                kv_bytes_per_token: 0.0,
+                bytes_per_sec: 1e12,
+                step_overhead_s: 0.0,
+                request_overhead_s: 0.010,
+            },
+        }
+    }
+
+    #[test]
+    fn one_stream_decodes_at_the_memory_bound() {
+        let load = BenchLoad {
+            num_prompts: 4,
+            input_tokens: 100,
+            output_tokens: 11,
+            max_concurrency: Some(1),
+            request_rate: None,
+            seed: 1,
+        };
+        let f = run(engine(100_000), &load).unwrap();
+        // Each decode step reads 1 GB at 1 TB/s: 1 ms a token.
+        assert!((f.median_tpot_ms - 1.0).abs() < 1e-6, "{f:?}");
+        // Prefill: 100 tokens x 1 GFLOP at 1 TFLOP/s = 0.1 s, plus the request's 10 ms.
+        assert!((f.median_ttft_ms - 110.0).abs() < 1e-6, "{f:?}");
+        assert_eq!(f.completed, 4);
+        assert!(f.output_tokens_per_sec.is_finite() && f.output_tokens_per_sec > 0.0);
+    }
+
+    #[test]
+    fn loads_that_cannot_run_say_why() {
+        let load = BenchLoad {
+            num_prompts: 2,
+            input_tokens: 500,
+            output_tokens: 10,
+            max_concurrency: None,
+            request_rate: None,
+            seed: 1,
+        };
+        assert_eq!(run(engine(256), &load), Err(NoFigures::DoesNotFit { tokens: 510, kv_capacity_tokens: 256 }));
+        let long = BenchLoad { input_tokens: 5000, ..load };
+        assert!(matches!(run(engine(100_000), &long), Err(NoFigures::TooLong { .. })));
+    }
+}
