@@ -259,13 +259,32 @@ stage_vllm() {
   BIN="$BIN" bash tests/e2e-vllm/run.sh
 }
 
+current_stage="" current_start=0
 run_stage() {
-  local name="$1" start
+  local name="$1"
   printf '\n==> %s: %s\n' "$name" "$(describe "$name")"
-  start="$(clock)"
+  current_stage="$name" current_start="$(clock)"
   "stage_$name"
-  timings+=("$(printf '%-11s %5d s' "$name" "$(($(clock) - start))")")
+  timings+=("$(printf '%-11s %5d s' "$name" "$(($(clock) - current_start))")")
+  current_stage=""
 }
+
+print_times() {
+  printf '\nstage times:\n'
+  printf '  %s\n' "${timings[@]}"
+  printf '  %-11s %5d s\n' total "$(($(clock) - suite_start))"
+}
+
+# A failing stage still leaves the times so far, with the stage that failed.
+on_exit() {
+  local rc=$?
+  if [ "$rc" -ne 0 ] && [ -n "${suite_start:-}" ]; then
+    [ -n "$current_stage" ] && timings+=("$(printf '%-11s %5d s  FAILED' "$current_stage" "$(($(clock) - current_start))")")
+    print_times
+  fi
+  rm -rf "$scratch"
+}
+trap on_exit EXIT
 
 suite_start="$(clock)"
 if [ "${CFG_SKIP_SETUP:-0}" != 1 ]; then
@@ -276,7 +295,5 @@ if [ "${CFG_SKIP_SETUP:-0}" != 1 ]; then
 fi
 for s in "${selected[@]}"; do run_stage "$s"; done
 
-printf '\nstage times:\n'
-printf '  %s\n' "${timings[@]}"
-printf '  %-11s %5d s\n' total "$(($(clock) - suite_start))"
+print_times
 printf '\nall checks passed\n'

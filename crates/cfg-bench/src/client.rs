@@ -197,11 +197,31 @@ impl Timing {
 /// `text` with every occurrence of the key replaced: a server (or gateway) that
 /// echoes the Authorization header back must not put the key in a log, a
 /// result.json or a page.
+///
+/// Server text is redacted before it is cut to length. As a second guard, a
+/// run of the key's first characters (8 or more, or the whole of a shorter
+/// key) is taken out too, however far it goes, so a text cut elsewhere cannot
+/// end in most of the key.
 pub fn redact(text: &str, key: Option<&str>) -> String {
-    match key.map(str::trim).filter(|k| k.len() >= 4) {
-        Some(k) if text.contains(k) => text.replace(k, "<the key>"),
-        _ => text.to_string(),
+    let Some(k) = key.map(str::trim).filter(|k| k.len() >= 4) else { return text.to_string() };
+    let mut cut = 8.min(k.len());
+    while !k.is_char_boundary(cut) {
+        cut -= 1;
     }
+    let start = &k[..cut];
+    if !text.contains(start) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(start) {
+        out.push_str(&rest[..at]);
+        let matched = rest[at..].bytes().zip(k.bytes()).take_while(|(a, b)| a == b).count();
+        out.push_str("<the key>");
+        rest = &rest[at + matched..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Reads at most `limit` bytes of a body: a server that sends more is cut off
@@ -414,7 +434,7 @@ async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> R
             sent_at: resp.sent_at(),
         };
         if !(200..300).contains(&head.status) {
-            return Err(http_failure(&head, &resp.text().await).without(key));
+            return Err(http_failure(&head, &redact(&resp.text().await, key)).without(key));
         }
         return Ok((head, Body::Direct(resp)));
     }
@@ -434,7 +454,7 @@ async fn open(http: &Http, endpoint: &str, key: Option<&str>, body: &Value) -> R
         // A bounded read: an error body of gigabytes is still an http_N error.
         let body = read_capped(&mut resp, MAX_ERROR_BODY).await;
         let text = body.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_else(|e| e);
-        return Err(http_failure(&head, &text).without(key));
+        return Err(http_failure(&head, &redact(&text, key)).without(key));
     }
     Ok((head, Body::Reqwest(resp)))
 }
@@ -489,12 +509,17 @@ pub async fn send(
                 let v: Chunk<'_> = serde_json::from_str(&data).map_err(|e| {
                     Failure::new(
                         FailureKind::MalformedSse,
-                        format!("bad JSON in a data line ({e}): {}", truncate(&data, 120)),
+                        format!("bad JSON in a data line ({e}): {}", truncate(&redact(&data, key), 120)),
                     )
                     .without(key)
                 })?;
                 if let Some(err) = v.error.filter(|e| e.get() != "null") {
-                    return Err(Failure::new(FailureKind::StreamError, truncate(err.get(), 200)).without(key));
+                    // Decoded first: `\u002d` escapes must not hide the key from redaction.
+                    let shown =
+                        serde_json::from_str::<Value>(err.get()).map_or(err.get().to_string(), |v| v.to_string());
+                    return Err(
+                        Failure::new(FailureKind::StreamError, truncate(&redact(&shown, key), 200)).without(key)
+                    );
                 }
                 let piece = v.choices.first().and_then(|c| match api {
                     Api::Chat => c.delta.as_ref().and_then(|d| d.content.as_deref()),
@@ -584,6 +609,19 @@ pub fn summarize_error_body(text: &str, status: u16) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_key_is_redacted_whole_and_where_a_cut_leaves_its_start() {
+        let key = Some("sk-abcdefghijklmnop");
+        assert_eq!(redact("Bearer sk-abcdefghijklmnop!", key), "Bearer <the key>!");
+        // Cut after 12 of its characters: still no part of it shown.
+        assert_eq!(redact("x sk-abcdefghi...", key), "x <the key>...");
+        assert_eq!(redact("sk-abc is fine", key), "sk-abc is fine", "under 8 characters of a key is not a key");
+        // Padding that puts the cut inside the key, through the whole error path.
+        let body = format!("{{\"error\": {{\"message\": \"{}sk-abcdefghijklmnop\"}}}}", "x".repeat(190));
+        let shown = summarize_error_body(&redact(&body, key), 401);
+        assert!(!shown.contains("sk-abcdef"), "{shown}");
+    }
 
     #[test]
     fn sse_lines_split_across_reads() {

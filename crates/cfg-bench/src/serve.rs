@@ -229,45 +229,44 @@ async fn start_run(State(state): State<Arc<AppState>>, Json(body): Json<StartRun
             ),
         );
     }
-    if let Err(why) = room_for(&state, u64::from(settings.concurrency)) {
-        return deny(StatusCode::TOO_MANY_REQUESTS, &why);
-    }
-    let config = report.config.clone().zip(body.config.clone());
-    let mut sim_handle = None;
+    // The place is taken under the lock that counts the places, so requests
+    // arriving together cannot all pass the limits; a start that fails gives it back.
+    let slot = RunSlot {
+        stop: Arc::new(AtomicBool::new(false)),
+        live: Arc::new(Live::default()),
+        result: Arc::new(Mutex::new(None)),
+        concurrency: u64::from(settings.concurrency),
+    };
+    let (stop, live, result) = (slot.stop.clone(), slot.live.clone(), slot.result.clone());
+    let id = match take_place(&state, slot) {
+        Ok(id) => id,
+        Err(why) => return deny(StatusCode::TOO_MANY_REQUESTS, &why),
+    };
+    let give_back = |status, why: &str| {
+        state.runs.lock().expect("not poisoned").remove(&id);
+        deny(status, why)
+    };
     let key = if body.simulate {
-        let Some((cfg, _)) = &config else {
-            return deny(StatusCode::UNPROCESSABLE_ENTITY, "simulate needs config.toml");
-        };
-        let key = Some(new_token());
-        match crate::sim_server::start_for(cfg, &mut settings, key.clone()).await {
-            Ok((handle, _)) => sim_handle = Some(handle),
-            Err(e) => return deny(StatusCode::UNPROCESSABLE_ENTITY, &e),
-        }
-        key
+        Some(new_token())
     } else {
         match crate::inputs::read_key(&settings) {
             Ok(k) => k,
             // The message names the variable only, never a key.
-            Err(e) => return deny(StatusCode::BAD_REQUEST, &e),
+            Err(e) => return give_back(StatusCode::BAD_REQUEST, &e),
         }
     };
-    let id = {
-        let mut n = state.next.lock().expect("not poisoned");
-        *n += 1;
-        format!("live-{}", *n)
-    };
-    let stop = Arc::new(AtomicBool::new(false));
-    let live = Arc::new(Live::default());
-    let result = Arc::new(Mutex::new(None));
-    state.runs.lock().expect("not poisoned").insert(
-        id.clone(),
-        RunSlot {
-            stop: stop.clone(),
-            live: live.clone(),
-            result: result.clone(),
-            concurrency: u64::from(settings.concurrency),
-        },
-    );
+    let config = report.config.clone().zip(body.config.clone());
+    let mut sim_handle = None;
+    if body.simulate {
+        let started = match &config {
+            Some((cfg, _)) => crate::sim_server::start_for(cfg, &mut settings, key.clone()).await,
+            None => Err("simulate needs config.toml".to_string()),
+        };
+        match started {
+            Ok((handle, _)) => sim_handle = Some(handle),
+            Err(e) => return give_back(StatusCode::UNPROCESSABLE_ENTITY, &e),
+        }
+    }
     let settings_text = serde_json::to_string_pretty(&settings).unwrap_or_default();
     let runs_dir = state.runs_dir.clone();
     tokio::spawn(async move {
@@ -283,7 +282,15 @@ async fn start_run(State(state): State<Arc<AppState>>, Json(body): Json<StartRun
             start_gate: None,
             transport: crate::client::Transport::Auto,
         };
-        let r = runner::run(input, live).await;
+        // A run that panics still ends: its place is freed and the page told.
+        let r = match tokio::spawn(runner::run(input, live)).await {
+            Ok(r) => r,
+            Err(_) => BenchResult {
+                complete: false,
+                stopped_reason: Some("the run stopped on an internal error; see the server's log".into()),
+                ..BenchResult::default()
+            },
+        };
         let _ = crate::archive::store(&runs_dir, &r, &settings_text, config.as_ref().map(|(_, t)| t.as_str()));
         *result.lock().expect("not poisoned") = Some(r);
         if let Some(h) = sim_handle {
@@ -293,9 +300,10 @@ async fn start_run(State(state): State<Arc<AppState>>, Json(body): Json<StartRun
     (StatusCode::ACCEPTED, Json(json!({"id": id}))).into_response()
 }
 
-/// Whether another run of `concurrency` fits beside the live ones; finished runs
-/// beyond the most recent few are dropped (their results are in the archive).
-fn room_for(state: &AppState, concurrency: u64) -> Result<(), String> {
+/// Takes a place for `slot` if another run of its concurrency fits beside the
+/// live ones, and returns its id; finished runs beyond the most recent few are
+/// dropped (their results are in the archive).
+fn take_place(state: &AppState, slot: RunSlot) -> Result<String, String> {
     let mut runs = state.runs.lock().expect("not poisoned");
     let live: Vec<u64> =
         runs.values().filter(|s| s.result.lock().expect("not poisoned").is_none()).map(|s| s.concurrency).collect();
@@ -303,9 +311,10 @@ fn room_for(state: &AppState, concurrency: u64) -> Result<(), String> {
         return Err(format!("{} runs are going already; stop one or wait", live.len()));
     }
     let busy: u64 = live.iter().sum();
-    if busy + concurrency > MAX_TOTAL_CONCURRENCY {
+    if busy + slot.concurrency > MAX_TOTAL_CONCURRENCY {
         return Err(format!(
-            "runs from the browser may hold {MAX_TOTAL_CONCURRENCY} requests in flight together; {busy} are taken and this run asks for {concurrency}"
+            "runs from the browser may hold {MAX_TOTAL_CONCURRENCY} requests in flight together; {busy} are taken and this run asks for {}",
+            slot.concurrency
         ));
     }
     let mut finished: Vec<(u64, String)> = runs
@@ -318,7 +327,13 @@ fn room_for(state: &AppState, concurrency: u64) -> Result<(), String> {
     for (_, id) in finished.into_iter().take(extra) {
         runs.remove(&id);
     }
-    Ok(())
+    let id = {
+        let mut n = state.next.lock().expect("not poisoned");
+        *n += 1;
+        format!("live-{}", *n)
+    };
+    runs.insert(id.clone(), slot);
+    Ok(id)
 }
 
 /// Server-sent events: a `progress` event a second, then one `result`.

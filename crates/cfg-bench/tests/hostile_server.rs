@@ -88,8 +88,10 @@ async fn answer(mut sock: TcpStream, mode: Mode) {
         Mode::EndlessPoisonedError => {
             let head = "HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n";
             let _ = sock.write_all(head.as_bytes()).await;
+            // Padded so that the 200-character cut of an error message falls inside the key.
+            let pad = "x".repeat(129);
             let poison = format!(
-                "\x1b[2J\x1b]0;owned\x07\x1b]8;;http://evil.example\x07Authorization: Bearer {KEY}\x1b]8;;\x07 "
+                "{pad}\x1b[2J\x1b]0;owned\x07\x1b]8;;http://evil.example\x07Authorization: Bearer {KEY}\x1b]8;;\x07 "
             );
             endless(&mut sock, poison.repeat(512).into_bytes()).await;
         }
@@ -217,7 +219,7 @@ async fn every_hostile_server_ends_in_time_classified_and_clean() {
                 assert!(kinds.contains(&e.kind.as_str()), "{what}: classified {} ({})", e.kind, e.sample);
             }
             let written = serde_json::to_string(&r).unwrap();
-            assert!(!written.contains(KEY), "{what}: the key is in the result");
+            assert!(!written.contains(&KEY[..10]), "{what}: the key, or its start, is in the result");
             assert!(
                 !written.contains('\u{1b}') && !written.contains("\\u001b"),
                 "{what}: an escape code is in the result"

@@ -16,7 +16,9 @@ impl Url {
     pub fn parse(text: &str) -> Option<Url> {
         let (scheme, rest) = text.split_once("://")?;
         let scheme = scheme.to_ascii_lowercase();
-        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        // A backslash ends the host as a slash does: HTTP clients (WHATWG URLs)
+        // read `http://a\@b/` as host `a`, so the rules must too.
+        let end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
         let authority = &rest[..end];
         let path = rest[end..].split(['?', '#']).next().unwrap_or("").to_string();
         let host_port = authority.rsplit_once('@').map_or(authority, |(_, hp)| hp);
@@ -52,9 +54,11 @@ impl Url {
     /// a cloud metadata service's name: where instance credentials are served,
     /// and where no load test has a reason to send a key.
     pub fn is_link_local_or_metadata(&self) -> bool {
-        let host = self.host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
-        let v4 = host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_link_local());
-        let v6 = host.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| (ip.segments()[0] & 0xffc0) == 0xfe80);
+        let host = self.host.trim_start_matches('[').trim_end_matches(']').trim_end_matches('.').to_ascii_lowercase();
+        let v4 = ipv4_as_clients_read_it(&host).is_some_and(|ip| ip.is_link_local());
+        let v6 = host.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| {
+            (ip.segments()[0] & 0xffc0) == 0xfe80 || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_link_local())
+        });
         v4 || v6
             || matches!(
                 host.as_str(),
@@ -69,8 +73,62 @@ impl Url {
     }
 }
 
+/// An IPv4 host as HTTP clients read it (WHATWG URL): one to four parts,
+/// each decimal, hex (`0x`) or octal (leading `0`), the last filling the
+/// remaining bytes, so `2852039166`, `0xa9fea9fe` and `169.254.43518` are all
+/// 169.254.169.254.
+fn ipv4_as_clients_read_it(host: &str) -> Option<std::net::Ipv4Addr> {
+    let parts: Vec<&str> = host.split('.').collect();
+    if parts.is_empty() || parts.len() > 4 {
+        return None;
+    }
+    let numbers: Vec<u64> = parts
+        .iter()
+        .map(|p| {
+            if let Some(hex) = p.strip_prefix("0x").or_else(|| p.strip_prefix("0X")) {
+                if hex.is_empty() { Some(0) } else { u64::from_str_radix(hex, 16).ok() }
+            } else if p.len() > 1 && p.starts_with('0') {
+                u64::from_str_radix(&p[1..], 8).ok()
+            } else if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
+                p.parse().ok()
+            } else {
+                None
+            }
+        })
+        .collect::<Option<_>>()?;
+    let (last, first) = numbers.split_last()?;
+    if first.iter().any(|&n| n > 255) || *last >= 1u64 << (8 * (5 - numbers.len())) {
+        return None;
+    }
+    let mut value = *last;
+    for (i, &n) in first.iter().enumerate() {
+        value += n << (8 * (3 - i));
+    }
+    u32::try_from(value).ok().map(std::net::Ipv4Addr::from)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn metadata_addresses_are_found_in_every_spelling_clients_accept() {
+        for url in [
+            "http://169.254.169.254/latest",
+            "http://2852039166/",
+            "http://0xa9fea9fe/",
+            "http://169.254.43518/",
+            "http://0251.0376.0251.0376/",
+            "http://[::ffff:169.254.169.254]/",
+            "http://[fe80::1]/",
+            "http://metadata.google.internal./",
+            "http://169.254.169.254\\@evil.example/",
+        ] {
+            assert!(Url::parse(url).unwrap().is_link_local_or_metadata(), "{url}");
+        }
+        for url in ["http://10.0.0.1/", "http://gateway.example/", "http://1.2.3.4/", "http://4294967296/"] {
+            assert!(!Url::parse(url).unwrap().is_link_local_or_metadata(), "{url}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -153,7 +153,6 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     let warmup = u64::from(s.warmup_requests.unwrap_or(0));
     let warming = Instant::now();
     let cold = warmup::run(&shared, warmup, concurrency, &stop, &live).await;
-    let warmup_seconds = if warmup > 0 { warming.elapsed().as_secs_f64() } else { 0.0 };
 
     let sla = s.sla.clone().unwrap_or_default();
     let class_names: Vec<String> = shared.classes.iter().map(|c| c.name.clone()).collect();
@@ -181,6 +180,9 @@ pub async fn run(input: RunInput, live: Arc<Live>) -> BenchResult {
     };
     let started_at = assemble::now_rfc3339();
     let start = Instant::now();
+    // The warm-up phase runs from its first request to this start: the wait for
+    // the counters to settle (and for other shards) is part of it.
+    let warmup_seconds = if warmup > 0 { start.duration_since(warming).as_secs_f64() } else { 0.0 };
     let clock = Clock { start, deadline: start + Duration::from_secs_f64(duration) };
     let (tx, rx) = mpsc::unbounded_channel();
 

@@ -314,7 +314,9 @@ pub struct RunPhase {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PhaseName {
-    /// `warmup_requests`, sent first and left out of every statistic.
+    /// `warmup_requests`, sent first and left out of every statistic; the phase
+    /// lasts until the measured one begins (it includes the wait for the
+    /// server's counters to settle and, for a shard, for the other shards).
     Warmup,
     /// The measured window: every rate and percentile comes from the requests sent in it.
     Measured,

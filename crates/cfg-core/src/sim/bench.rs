@@ -4,7 +4,7 @@
 //! prints: output throughput over the whole benchmark, mean and median TTFT
 //! and TPOT. It is what a public benchmark row is replayed with.
 
-use super::engine::{Engine, EngineConfig, EngineRequest, TokenEvent};
+use super::engine::{BLOCK_SIZE, Engine, EngineConfig, EngineRequest, TokenEvent};
 use super::rng::SplitMix64;
 
 /// What `vllm bench serve` was asked to send.
@@ -42,6 +42,9 @@ pub enum NoFigures {
     TooLong { prompt: u32, max_model_len: u32 },
     /// One request needs more KV cache than the instance has: it never starts.
     DoesNotFit { tokens: u64, kv_capacity_tokens: u64 },
+    /// The engine could schedule nothing: a prompt over the step's token
+    /// budget with chunked prefill off, or blocks that never free up.
+    Stalled,
     /// The work bound ran out first (an absurd load).
     TooMuchWork,
 }
@@ -56,6 +59,10 @@ impl std::fmt::Display for NoFigures {
             NoFigures::DoesNotFit { tokens, kv_capacity_tokens } => write!(
                 f,
                 "one request needs {tokens} tokens of KV cache and the instance has {kv_capacity_tokens}: it never starts"
+            ),
+            NoFigures::Stalled => write!(
+                f,
+                "the engine could schedule nothing (a prompt over max_num_batched_tokens with chunked prefill off, or a cache too small for the batch)"
             ),
             NoFigures::TooMuchWork => write!(f, "the simulation's work bound ran out before the load finished"),
         }
@@ -75,8 +82,9 @@ pub fn run(engine: EngineConfig, load: &BenchLoad) -> Result<BenchFigures, NoFig
         return Err(NoFigures::TooLong { prompt: load.input_tokens, max_model_len: engine.max_model_len });
     }
     let needed = u64::from(load.input_tokens) + u64::from(load.output_tokens.max(1));
-    let needed = needed.min(u64::from(engine.max_model_len));
-    if needed > engine.kv_capacity_tokens {
+    // The cache is handed out in whole blocks.
+    let needed = needed.min(u64::from(engine.max_model_len)).div_ceil(BLOCK_SIZE) * BLOCK_SIZE;
+    if needed > engine.kv_capacity_tokens / BLOCK_SIZE * BLOCK_SIZE {
         return Err(NoFigures::DoesNotFit { tokens: needed, kv_capacity_tokens: engine.kv_capacity_tokens });
     }
     // vLLM's API server takes each request in turn (HTTP, tokenisation) before
@@ -101,6 +109,7 @@ pub fn run(engine: EngineConfig, load: &BenchLoad) -> Result<BenchFigures, NoFig
     let mut entering: std::collections::VecDeque<(f64, u64)> = std::collections::VecDeque::new();
     let mut api_free = 0.0f64;
     let (mut next, mut in_flight, mut now) = (0usize, 0u32, 0.0f64);
+    let mut idle_steps = 0;
     for _ in 0..20_000_000u64 {
         // Arrived requests start while there is a free slot (the benchmark's
         // semaphore: a request's clock starts when it gets one).
@@ -137,6 +146,12 @@ pub fn run(engine: EngineConfig, load: &BenchLoad) -> Result<BenchFigures, NoFig
             continue;
         }
         let out = e.step();
+        // A step that only preempted schedules nothing, and the next one goes on;
+        // several in a row with nothing done mean nothing ever will be.
+        idle_steps = if out.seconds == 0.0 && out.events.is_empty() { idle_steps + 1 } else { 0 };
+        if idle_steps > 3 {
+            return Err(NoFigures::Stalled);
+        }
         now += out.seconds;
         for (id, ev) in out.events {
             let r = &mut requests[id as usize];
@@ -253,7 +268,15 @@ mod tests {
             request_rate: None,
             seed: 1,
         };
-        assert_eq!(run(engine(256), &load), Err(NoFigures::DoesNotFit { tokens: 510, kv_capacity_tokens: 256 }));
+        assert_eq!(run(engine(256), &load), Err(NoFigures::DoesNotFit { tokens: 512, kv_capacity_tokens: 256 }));
+        // 1000 tokens of cache are 62 whole blocks: a 1000-token request does not fit.
+        let exact = BenchLoad { input_tokens: 900, output_tokens: 100, ..load.clone() };
+        assert!(matches!(run(engine(1000), &exact), Err(NoFigures::DoesNotFit { tokens: 1008, .. })));
+        // A prompt over the step budget with chunked prefill off never starts: said at once.
+        let mut unchunked = engine(100_000);
+        unchunked.chunked_prefill = false;
+        let big = BenchLoad { input_tokens: 3000, output_tokens: 10, ..load.clone() };
+        assert_eq!(run(unchunked, &big), Err(NoFigures::Stalled));
         let long = BenchLoad { input_tokens: 5000, ..load };
         assert!(matches!(run(engine(100_000), &long), Err(NoFigures::TooLong { .. })));
     }

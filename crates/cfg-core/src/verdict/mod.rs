@@ -156,7 +156,12 @@ mod tests {
         };
         let below = advice(32);
         assert!(!below.iter().any(|a| a.contains("max_num_seqs")), "{below:?}");
-        for a in advice(256).iter().filter(|a| a.contains("max_num_seqs")) {
+        // Far above it the simulator decides: here a lower cap only lengthens the
+        // queue (predicted), so the fixed "lower max_num_seqs" text is gone too.
+        let above = advice(256);
+        assert!(!above.iter().any(|a| a.starts_with("lower max_num_seqs")), "{above:?}");
+        assert!(above.iter().any(|a| a.contains("add instances")), "{above:?}");
+        for a in above.iter().filter(|a| a.contains("max_num_seqs")) {
             assert!(a.contains("simulated") && a.contains(" -> ") && a.contains("throughput"), "{a}");
         }
     }
