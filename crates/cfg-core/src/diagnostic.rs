@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
+use crate::fix::{Fix, Proposal};
 use crate::kind::FileKind;
 use crate::source::SourceFile;
 
@@ -66,6 +67,9 @@ pub struct Diagnostic {
     /// It says a check did not run: shown even when infos are hidden.
     #[serde(skip)]
     pub skipped_check: bool,
+    /// The edits that fix it, when there is one concrete fix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
 }
 
 /// A diagnostic before it is tied to a file position: what a rule produces.
@@ -82,6 +86,8 @@ pub struct Finding {
     pub redact: bool,
     /// It says a check did not run (see [`Diagnostic::skipped_check`]).
     pub skipped_check: bool,
+    /// The values that fix it, resolved to edits once the files are parsed.
+    pub fix: Option<Proposal>,
 }
 
 /// Where a finding points: a file of the pair and a place in it.
@@ -150,6 +156,7 @@ impl Finding {
             target,
             redact: false,
             skipped_check: false,
+            fix: None,
         }
     }
 
@@ -166,6 +173,12 @@ impl Finding {
     /// Marks the finding as saying that a check did not run: never hidden.
     pub fn skipped_check(mut self) -> Self {
         self.skipped_check = true;
+        self
+    }
+
+    /// Offers a fix (see [`crate::fix`]).
+    pub fn fix(mut self, proposal: Proposal) -> Self {
+        self.fix = Some(proposal);
         self
     }
 
@@ -197,6 +210,7 @@ impl Diagnostic {
             label: finding.label,
             redact: finding.redact,
             skipped_check: finding.skipped_check,
+            fix: None,
         }
     }
 }

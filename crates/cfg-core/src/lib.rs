@@ -9,6 +9,7 @@
 pub mod arch;
 pub mod catalog;
 pub mod diagnostic;
+pub mod fix;
 pub mod hf;
 pub mod kind;
 pub mod lint;

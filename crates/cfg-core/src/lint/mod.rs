@@ -12,6 +12,7 @@ pub use pairing::{folder, pair as pair_files, stem};
 use place::place;
 
 use crate::diagnostic::{self, Diagnostic, Finding, Severity, Target};
+use crate::fix;
 use crate::kind::FileKind;
 use crate::memory::MemoryReport;
 use crate::model::{BenchResult, LoadTestSettings, ServerConfig};
@@ -147,7 +148,10 @@ pub fn lint(inputs: &[Input], options: &Options) -> Report {
         for f in rules::run(config_ctx.as_ref(), settings_ctx.as_ref(), options.only) {
             let Some(i) = (if f.target.file == FileKind::Settings { s } else { c }) else { continue };
             if let Some(tree) = &parsed[i].tree {
-                report.diagnostics.push(place(f, &parsed[i].input.source, tree));
+                let d = place_with_fix(f, &parsed[i].input.source, tree, |kind| {
+                    fix_target(&parsed, if kind == FileKind::Settings { s } else { c })
+                });
+                report.diagnostics.push(d);
             }
         }
         // The report keeps the first config and the first settings that typed.
@@ -209,10 +213,34 @@ fn parse_and_validate<'a>(input: &'a Input, options: &Options, report: &mut Repo
             findings.truncate(MAX_FINDINGS_PER_FILE);
         }
         for f in findings {
-            report.diagnostics.push(place(f, &input.source, tree));
+            let d = place_with_fix(f, &input.source, tree, |kind| {
+                let (name, text) = (input.source.name.as_str(), input.source.text.as_str());
+                (kind == input.kind).then_some(fix::Target { name, text, tree, kind })
+            });
+            report.diagnostics.push(d);
         }
     }
     Parsed { input, tree, json, schema_ok }
+}
+
+/// Places a finding and ties its proposed fix, if any, to bytes in the files
+/// `files` gives for each kind.
+fn place_with_fix<'a>(
+    mut f: Finding,
+    source: &SourceFile,
+    tree: &Node,
+    files: impl Fn(FileKind) -> Option<fix::Target<'a>>,
+) -> Diagnostic {
+    let proposal = f.fix.take();
+    let mut d = place(f, source, tree);
+    d.fix = proposal.and_then(|p| fix::resolve(p, files));
+    d
+}
+
+fn fix_target<'a>(parsed: &'a [Parsed<'a>], index: Option<usize>) -> Option<fix::Target<'a>> {
+    let p = parsed.get(index?)?;
+    let text = p.input.source.text.as_str();
+    Some(fix::Target { name: &p.input.source.name, text, tree: p.tree.as_ref()?, kind: p.input.kind })
 }
 
 /// The typed file, when it passed its schema; a value the types cannot take is

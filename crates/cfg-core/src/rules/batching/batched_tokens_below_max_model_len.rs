@@ -1,4 +1,6 @@
 use crate::diagnostic::{Severity, Target};
+use crate::fix::{Applicability, Proposal};
+use crate::kind::FileKind;
 use crate::rules::ConfigContext;
 
 declare_rule! {
@@ -48,10 +50,18 @@ fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     } else {
         format!("set max_model_len (it defaults to the model's {mml}) to {mnbt} or less")
     };
-    let mut f = RULE.finding(
-        format!("max_num_batched_tokens ({mnbt}) is smaller than max_model_len ({mml})"),
-        Target::config("/batching/max_num_batched_tokens"),
+    // vLLM's own requirement, and one step's budget: it changes nothing else.
+    let raise = Proposal::new(format!("Raise max_num_batched_tokens to {mml}"), Applicability::Safe).set(
+        FileKind::Config,
+        "/batching/max_num_batched_tokens",
+        mml,
     );
+    let mut f = RULE
+        .finding(
+            format!("max_num_batched_tokens ({mnbt}) is smaller than max_model_len ({mml})"),
+            Target::config("/batching/max_num_batched_tokens"),
+        )
+        .fix(raise);
     if !refused {
         f.severity = Severity::Warning;
         f = f

@@ -1,4 +1,6 @@
 use crate::diagnostic::Target;
+use crate::fix::{Applicability, Proposal};
+use crate::kind::FileKind;
 use crate::rules::{ConfigContext, SettingsContext};
 use crate::tree::escape_token;
 use crate::vllm::requests::{Answer, Route, answer};
@@ -75,19 +77,33 @@ fn check(d: &ConfigContext<'_>, s: &SettingsContext<'_>, out: &mut Vec<crate::di
                 "vLLM clamps their output to {max_tokens} tokens (force_output_length is false), so the class is not tested as written"
             ),
         };
-        let shorter = if class.output_tokens < mml {
-            format!("input_tokens {} with output_tokens {}", mml - class.output_tokens, class.output_tokens)
+        let (input, output) = if class.output_tokens < mml {
+            (mml - class.output_tokens, class.output_tokens)
         } else {
             let input = class.input_tokens.min(mml / 2);
-            format!("input_tokens {input} with output_tokens {}", mml - input)
+            (input, mml - input)
+        };
+        let shorter = format!("input_tokens {input} with output_tokens {output}");
+        // Raise the context when the model has room for it; else shorten the class.
+        let class_pointer = format!("/request_distribution/{}", escape_token(name));
+        let fix = match u32::try_from(total) {
+            Ok(total) if d.arch.max_position_embeddings.is_none_or(|max| total <= max) => Proposal::new(
+                format!("Raise max_model_len to {total}"),
+                Applicability::Unsafe,
+            )
+            .set(FileKind::Config, "/model/max_model_len", total),
+            _ => Proposal::new(format!("Shorten `{name}` to {shorter}"), Applicability::Unsafe)
+                .set(FileKind::Settings, format!("{class_pointer}/input_tokens"), input)
+                .set(FileKind::Settings, format!("{class_pointer}/output_tokens"), output),
         };
         out.push(
             RULE.finding(
                 format!("request class `{name}` needs {} + {} = {total} tokens, more than {origin} ({mml}) in the server config", class.input_tokens, class.output_tokens),
-                Target::settings_key(format!("/request_distribution/{}", escape_token(name))),
+                Target::settings_key(class_pointer),
             )
             .label(what)
-            .help(format!("raise max_model_len in config.toml to at least {total}, or shorten `{name}` to fit (e.g. {shorter})")),
+            .help(format!("raise max_model_len in config.toml to at least {total}, or shorten `{name}` to fit (e.g. {shorter})"))
+            .fix(fix),
         );
     }
 }

@@ -1,4 +1,5 @@
 use crate::diagnostic::Target;
+use crate::fix::{Applicability, Proposal};
 use crate::kind::FileKind;
 use crate::secrets::{env_reference, looks_like_secret};
 use crate::tree::Node;
@@ -24,6 +25,9 @@ declare_rule! {
     /// "GATEWAY_API_KEY"` in settings.json. Revoke the key that was in the file.
     pub static RULE = { code: "CFG601", name: "literal-secret", severity: Error, tree }
 }
+
+/// The variable a fix moves a key to: the one vLLM itself reads for its key.
+const KEY_VARIABLE: &str = "VLLM_API_KEY";
 
 fn check(tree: &Node, file: FileKind, out: &mut Vec<crate::diagnostic::Finding>) {
     let in_settings = file == FileKind::Settings;
@@ -53,7 +57,26 @@ fn check(tree: &Node, file: FileKind, out: &mut Vec<crate::diagnostic::Finding>)
                 "put the key in an environment variable and write api_key = \"${VLLM_INTERNAL_KEY}\"; revoke the exposed key"
             };
             // Point at the value but never quote it back: diagnostics are logged.
-            out.push(RULE.finding(message, Target::span(file, span, pointer)).help(help).redacted());
+            let mut f = RULE.finding(message, Target::span(file, span, pointer.clone())).help(help).redacted();
+            // The key moves to the environment: unsafe, since the variable must then be set.
+            if is_api_key {
+                f = f.fix(
+                    Proposal::new(
+                        format!("Replace the key by \"${{{KEY_VARIABLE}}}\" (then export {KEY_VARIABLE})"),
+                        Applicability::Unsafe,
+                    )
+                    .set(FileKind::Config, pointer, format!("${{{KEY_VARIABLE}}}")),
+                );
+            } else if in_settings && pointer == "/api_key_env" {
+                f = f.fix(
+                    Proposal::new(
+                        format!("Name the variable {KEY_VARIABLE} instead (then export it)"),
+                        Applicability::Unsafe,
+                    )
+                    .set(FileKind::Settings, pointer, KEY_VARIABLE),
+                );
+            }
+            out.push(f);
         }
     }
 }
@@ -72,11 +95,18 @@ fn not_a_reference(value: &str, span: &std::ops::Range<usize>, pointer: &str) ->
         );
     }
     let name = value.strip_prefix('$').filter(|n| env_reference(&format!("${{{n}}}")).is_some())?;
+    let reference = format!("${{{name}}}");
     Some(
         RULE.finding(
             format!("server.api_key = \"${name}\" is taken literally: the key would be the text ${name}"),
             target(),
         )
-        .help(format!("write api_key = \"${{{name}}}\": references to environment variables take braces")),
+        .help(format!("write api_key = \"{reference}\": references to environment variables take braces"))
+        // What was meant: the same variable, written as the config reads it.
+        .fix(Proposal::new(format!("Write api_key = \"{reference}\""), Applicability::Safe).set(
+            FileKind::Config,
+            pointer,
+            reference,
+        )),
     )
 }

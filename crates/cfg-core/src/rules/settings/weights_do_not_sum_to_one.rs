@@ -1,5 +1,8 @@
 use crate::diagnostic::Target;
+use crate::fix::{Applicability, Proposal};
+use crate::kind::FileKind;
 use crate::rules::SettingsContext;
+use crate::tree::escape_token;
 
 /// Accepted distance from 1.0: generous enough for 0.1 + 0.2 + 0.7 in binary
 /// floating point and three-decimal weights, strict enough to catch a typo.
@@ -35,16 +38,52 @@ fn check(s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     } else {
         "give at least one class a positive weight".to_string()
     };
-    out.push(
-        RULE.finding(
+    let mut f = RULE
+        .finding(
             format!("request-class weights sum to {}, not 1", round3(sum)),
             Target::settings_key("/request_distribution"),
         )
-        .help(help),
-    );
+        .help(help);
+    if let Some(weights) = renormalised(&classes.values().map(|c| c.weight).collect::<Vec<_>>()) {
+        // The same proportions: the mix the weights already describe.
+        let mut fix = Proposal::new("Renormalise the weights to sum to 1", Applicability::Safe);
+        for (name, weight) in classes.keys().zip(weights) {
+            fix = fix.set(FileKind::Settings, format!("/request_distribution/{}/weight", escape_token(name)), weight);
+        }
+        f = f.fix(fix);
+    }
+    out.push(f);
+}
+
+/// The weights scaled to sum to 1, in thousandths, with the rounding left-over
+/// given to the largest, so the written sum is 1 (within the rule's tolerance).
+fn renormalised(weights: &[f64]) -> Option<Vec<f64>> {
+    let sum: f64 = weights.iter().sum();
+    if !(sum > 0.0 && sum.is_finite()) {
+        return None;
+    }
+    let mut milli: Vec<i64> = weights.iter().map(|w| (w / sum * 1000.0).round() as i64).collect();
+    let largest = (0..milli.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b]))?;
+    milli[largest] += 1000 - milli.iter().sum::<i64>();
+    (milli[largest] >= 0).then(|| milli.into_iter().map(|m| m as f64 / 1000.0).collect())
 }
 
 fn round3(x: f64) -> String {
     let s = format!("{x:.3}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renormalised_weights_sum_to_one_and_keep_proportions() {
+        for weights in [vec![0.6, 0.3, 0.2], vec![1.0, 1.0, 1.0], vec![3.0, 0.0], vec![0.0005, 0.0005, 2.0]] {
+            let w = renormalised(&weights).unwrap();
+            assert!((w.iter().sum::<f64>() - 1.0).abs() <= TOLERANCE, "{weights:?} -> {w:?}");
+        }
+        assert_eq!(renormalised(&[0.6, 0.3, 0.2]).unwrap(), vec![0.545, 0.273, 0.182]);
+        assert_eq!(renormalised(&[0.0, 0.0]), None);
+    }
 }
