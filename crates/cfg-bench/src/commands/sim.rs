@@ -62,7 +62,7 @@ fn sweep(config: &Path, spec: &str, settings: Option<PathBuf>) -> Result<u8, Str
     let (cfg, _) = linted.config.ok_or("the server config did not parse")?;
     let settings = linted.settings;
     let points = cfg_core::sim::sweep_max_num_seqs(&cfg, &settings, &values, 120.0)?;
-    println!("simulated (virtual time, 120 s at concurrency {}):", settings.concurrency);
+    println!("simulated (virtual time, 120 s at {}):", cfg_core::sim::load_description(&settings));
     println!(
         "{:>12} {:>12} {:>12} {:>12} {:>14}",
         "max_num_seqs", "TTFT p50 ms", "TTFT p99 ms", "TPOT p50 ms", "output tok/s"

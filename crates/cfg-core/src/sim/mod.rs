@@ -3,6 +3,7 @@
 //! sockets and no sleeping, for instant what-if sweeps in the CLI and the
 //! browser.
 
+pub mod arrivals;
 pub mod bench;
 pub mod engine;
 pub mod fit;
@@ -13,7 +14,7 @@ use rng::SplitMix64;
 
 use crate::catalog;
 use crate::memory;
-use crate::model::{LoadTestSettings, ServerConfig};
+use crate::model::{ArrivalMode, LoadTestSettings, ServerConfig};
 use crate::resolve::{self, Gpu};
 
 pub use fit::Calibration;
@@ -187,20 +188,54 @@ struct Trace {
     pub rejected: bool,
 }
 
-/// Closed-loop load in virtual time: `concurrency` requests always in
-/// flight for `duration_s`; each completion immediately sends the next.
-fn run_closed_loop(
-    engine: EngineConfig,
-    classes: &[Class],
-    concurrency: u32,
-    duration_s: f64,
-    seed: u64,
-) -> Vec<Trace> {
+/// How a virtual-time run sends its requests: as `cfg-bench run` would for
+/// the same settings.json.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Load<'a> {
+    /// `concurrency` requests always in flight; each completion sends the next.
+    Closed { concurrency: u32 },
+    /// Requests arrive at these times (seconds), at most `concurrency` in
+    /// flight. An arrival that finds every slot taken waits for one, and its
+    /// clock starts when it gets it, as the runner's TTFT does.
+    Open { times: &'a [f64], concurrency: u32 },
+}
+
+impl Load<'_> {
+    fn concurrency(&self) -> u32 {
+        match *self {
+            Load::Closed { concurrency } | Load::Open { concurrency, .. } => concurrency,
+        }
+    }
+}
+
+/// The load settings.json describes, in words: "concurrency 32" or
+/// "4 req/s (poisson), at most 32 in flight".
+pub fn load_description(settings: &LoadTestSettings) -> String {
+    match &settings.arrival {
+        Some(a) if a.mode != ArrivalMode::Closed => format!(
+            "{} req/s ({}), at most {} in flight",
+            arrivals::open_loop_rate(a),
+            format!("{:?}", a.mode).to_lowercase(),
+            settings.concurrency
+        ),
+        _ => format!("concurrency {}", settings.concurrency),
+    }
+}
+
+/// Runs `load` against one engine in virtual time for `duration_s`.
+fn run_load(engine: EngineConfig, classes: &[Class], load: Load<'_>, duration_s: f64, seed: u64) -> Vec<Trace> {
     let mut e = Engine::new(engine);
     let mut rng = SplitMix64::new(seed);
     let mut traces: Vec<Trace> = Vec::new();
-    let mut now = 0.0;
-    let send = |e: &mut Engine, traces: &mut Vec<Trace>, now: f64, rng: &mut SplitMix64| {
+    let cap = load.concurrency().max(1);
+    let times: &[f64] = match load {
+        Load::Open { times, .. } => times,
+        Load::Closed { .. } => &[],
+    };
+    let (mut now, mut next, mut in_flight) = (0.0f64, 0usize, 0u32);
+    // When the last slot freed while all were taken: an arrival before it waited.
+    let mut slot_opened = 0.0f64;
+    let send = |e: &mut Engine, traces: &mut Vec<Trace>, sent: f64, rng: &mut SplitMix64| {
         let class = draw_class(rng, classes);
         let id = traces.len() as u64;
         e.add(EngineRequest {
@@ -209,15 +244,33 @@ fn run_closed_loop(
             output_tokens: classes[class].output_tokens,
             priority: 0,
         });
-        traces.push(Trace { class, sent: now, first_token: None, finished: None, output_tokens: 0, rejected: false });
+        traces.push(Trace { class, sent, first_token: None, finished: None, output_tokens: 0, rejected: false });
     };
-    for _ in 0..concurrency {
-        send(&mut e, &mut traces, now, &mut rng);
+    if let Load::Closed { .. } = load {
+        for _ in 0..cap {
+            send(&mut e, &mut traces, now, &mut rng);
+        }
+        in_flight = cap;
     }
     // Bound the work whatever the inputs: a sweep must stay interactive.
     for _ in 0..2_000_000 {
         if now >= duration_s {
             break;
+        }
+        // The engine takes new requests between steps, as vLLM's does.
+        while next < times.len() && times[next] <= now && in_flight < cap {
+            send(&mut e, &mut traces, times[next].max(slot_opened), &mut rng);
+            next += 1;
+            in_flight += 1;
+        }
+        if e.is_idle() {
+            match times.get(next) {
+                Some(&at) if in_flight < cap => {
+                    now = now.max(at);
+                    continue;
+                }
+                _ => break,
+            }
         }
         let out = e.step();
         now += out.seconds.max(1e-6);
@@ -239,8 +292,15 @@ fn run_closed_loop(
                     t.finished = Some(now);
                 }
             }
-            if matches!(ev, TokenEvent::Done | TokenEvent::Rejected) && now < duration_s {
-                send(&mut e, &mut traces, now, &mut rng);
+            if matches!(ev, TokenEvent::Done | TokenEvent::Rejected) {
+                if in_flight == cap {
+                    slot_opened = now;
+                }
+                in_flight -= 1;
+                if matches!(load, Load::Closed { .. }) && now < duration_s {
+                    send(&mut e, &mut traces, now, &mut rng);
+                    in_flight += 1;
+                }
             }
         }
     }
@@ -314,7 +374,7 @@ fn summarise(traces: &[Trace], duration_s: f64, warmup_s: f64) -> Summary {
 fn nothing_finished(
     engine: &EngineConfig,
     classes: &[Class],
-    concurrency: u32,
+    load: &str,
     duration_s: f64,
     finished_in_warmup: usize,
 ) -> String {
@@ -335,17 +395,16 @@ fn nothing_finished(
     }
     if finished_in_warmup > 0 {
         return format!(
-            "only requests sent in the warm-up finished in the simulated {duration_s:.0} s: at concurrency {concurrency} each later one waits behind too many others (max_num_seqs {} at a time)",
+            "only requests sent in the warm-up finished in the simulated {duration_s:.0} s: at {load} each later one waits behind too many others (max_num_seqs {} at a time)",
             engine.max_num_seqs
         );
     }
-    format!(
-        "no request finished in the simulated {duration_s:.0} s at concurrency {concurrency}: the load is far beyond this instance"
-    )
+    format!("no request finished in the simulated {duration_s:.0} s at {load}: the load is far beyond this instance")
 }
 
 /// Predicted TTFT and throughput for each value of `max_num_seqs`, under the
-/// settings' traffic mix and concurrency: the seed's trade-off as numbers.
+/// settings' traffic mix and load (closed loop at its concurrency, or its
+/// open-loop arrivals): the seed's trade-off as numbers.
 pub fn sweep_max_num_seqs(
     config: &ServerConfig,
     settings: &LoadTestSettings,
@@ -356,12 +415,19 @@ pub fn sweep_max_num_seqs(
         return Err("max_num_seqs must be at least 1: vLLM refuses 0".into());
     }
     let classes = classes(settings);
+    let open = settings.arrival.as_ref().is_some_and(|a| a.mode != ArrivalMode::Closed);
+    let times = if open { arrivals::arrival_times(settings, duration_s, 0.0) } else { Vec::new() };
+    let load = if open {
+        Load::Open { times: &times, concurrency: settings.concurrency }
+    } else {
+        Load::Closed { concurrency: settings.concurrency }
+    };
     let mut points = Vec::new();
     for &value in values {
         let mut c = config.clone();
         c.batching.get_or_insert_with(Default::default).max_num_seqs = Some(value);
         let inst = instance(&c)?;
-        let traces = run_closed_loop(inst.engine.clone(), &classes, settings.concurrency, duration_s, 42);
+        let traces = run_load(inst.engine.clone(), &classes, load, duration_s, 42);
         let warmup = duration_s * 0.1;
         let s = summarise(&traces, duration_s, warmup);
         points.push(SweepPoint {
@@ -375,7 +441,7 @@ pub fn sweep_max_num_seqs(
             completed: s.completed,
             note: (s.completed == 0).then(|| {
                 let finished = traces.iter().filter(|t| t.finished.is_some() && !t.rejected).count();
-                nothing_finished(&inst.engine, &classes, settings.concurrency, duration_s, finished)
+                nothing_finished(&inst.engine, &classes, &load_description(settings), duration_s, finished)
             }),
         });
     }
@@ -423,10 +489,10 @@ mod tests {
         let mut engine = instance(&config(8)).unwrap().engine;
         engine.kv_capacity_tokens = 1024;
         let cls = vec![Class { name: "long".into(), weight: 1.0, input_tokens: 2048, output_tokens: 256 }];
-        let traces = run_closed_loop(engine.clone(), &cls, 4, 30.0, 1);
+        let traces = run_load(engine.clone(), &cls, Load::Closed { concurrency: 4 }, 30.0, 1);
         let s = summarise(&traces, 30.0, 3.0);
         assert_eq!((s.completed, s.ttft_p99_ms), (0, None), "{s:?}");
-        let why = nothing_finished(&engine, &cls, 4, 30.0, 0);
+        let why = nothing_finished(&engine, &cls, "concurrency 4", 30.0, 0);
         assert!(why.contains("class `long` needs 2304 tokens of KV cache and the instance has 1024"), "{why}");
         // One sequence at a time for eight streams: the window ends before any
         // request sent after the warm-up is served; said, not NaN.
@@ -437,12 +503,62 @@ mod tests {
         assert!(points[1].note.is_none() && points[1].ttft_p99_ms.is_some(), "{points:?}");
     }
 
+    fn open_loop(rate: f64, concurrency: u32) -> LoadTestSettings {
+        let mut s = settings(concurrency);
+        s.arrival = Some(serde_json::from_value(serde_json::json!({"mode": "poisson", "rate_qps": rate})).unwrap());
+        s
+    }
+
+    #[test]
+    fn an_open_loop_sweep_sends_at_the_rate() {
+        // Half a request a second is far below what an L40S serves: every
+        // arrival is served at once, so requests/s is the rate and TTFT is one
+        // request's prefill, whatever max_num_seqs is.
+        let s = open_loop(0.5, 64);
+        assert_eq!(load_description(&s), "0.5 req/s (poisson), at most 64 in flight");
+        let light = sweep_max_num_seqs(&config(64), &s, &[8, 64], 600.0).unwrap();
+        for p in &light {
+            assert!((p.requests_per_sec - 0.5).abs() < 0.1, "{light:?}");
+            assert!(p.ttft_p50_ms.unwrap() < 500.0, "{light:?}");
+        }
+        // Twenty a second is beyond it: throughput levels off at what the
+        // engine serves, arrivals wait for one of the 64 slots (a wait the
+        // runner does not count in TTFT, since it sends only then), and every
+        // step carries a full batch, so first tokens and each token after
+        // come slower than for a lone request.
+        let heavy = sweep_max_num_seqs(&config(64), &open_loop(20.0, 64), &[64], 120.0).unwrap();
+        assert!(heavy[0].requests_per_sec < 15.0, "{heavy:?}");
+        assert!(heavy[0].ttft_p50_ms.unwrap() > 2.0 * light[1].ttft_p50_ms.unwrap(), "{heavy:?} {light:?}");
+        assert!(heavy[0].tpot_p50_ms.unwrap() > 1.5 * light[1].tpot_p50_ms.unwrap(), "{heavy:?} {light:?}");
+        // Saturated, the open loop keeps all 64 slots busy, as a closed loop at
+        // concurrency 64 does: the two serve the same within the class mix's
+        // noise (each draws its own sequence of classes).
+        let closed = sweep_max_num_seqs(&config(64), &settings(64), &[64], 120.0).unwrap();
+        let ratio = heavy[0].output_tokens_per_sec / closed[0].output_tokens_per_sec;
+        assert!((0.85..1.15).contains(&ratio), "{ratio} {heavy:?} {closed:?}");
+    }
+
+    #[test]
+    fn an_open_loop_arrival_waits_for_a_slot() {
+        // Three arrivals 1 ms apart, one slot: the second and third are sent
+        // when the one before finishes, not when they arrived.
+        let inst = instance(&config(8)).unwrap();
+        let cls = vec![Class { name: "a".into(), weight: 1.0, input_tokens: 128, output_tokens: 16 }];
+        let times = [0.0, 0.001, 0.002];
+        let t = run_load(inst.engine, &cls, Load::Open { times: &times, concurrency: 1 }, 30.0, 1);
+        assert_eq!(t.len(), 3);
+        assert_eq!(t[0].sent, 0.0);
+        assert_eq!(Some(t[1].sent), t[0].finished, "{t:?}");
+        assert_eq!(Some(t[2].sent), t[1].finished, "{t:?}");
+        assert!(t.iter().all(|r| r.finished.is_some() && r.output_tokens == 16), "{t:?}");
+    }
+
     #[test]
     fn same_seed_same_schedule() {
         let inst = instance(&config(64)).unwrap();
         let cls = classes(&settings(16));
-        let a = run_closed_loop(inst.engine.clone(), &cls, 16, 10.0, 7);
-        let b = run_closed_loop(inst.engine, &cls, 16, 10.0, 7);
+        let a = run_load(inst.engine.clone(), &cls, Load::Closed { concurrency: 16 }, 10.0, 7);
+        let b = run_load(inst.engine, &cls, Load::Closed { concurrency: 16 }, 10.0, 7);
         assert_eq!(a, b);
     }
 }

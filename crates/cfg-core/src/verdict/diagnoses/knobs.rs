@@ -31,7 +31,8 @@ pub(super) fn lower_max_num_seqs(f: &Facts<'_>) -> Option<String> {
     }
     let change = (best.output_tokens_per_sec / now_tput.max(1e-9) - 1.0) * 100.0;
     Some(format!(
-        "max_num_seqs {}: TTFT p99 {now_ttft:.0} -> {ttft:.0} ms, throughput {change:+.0}% (simulated at concurrency {concurrency}, from {current})",
-        best.value
+        "max_num_seqs {}: TTFT p99 {now_ttft:.0} -> {ttft:.0} ms, throughput {change:+.0}% (simulated at {}, from {current})",
+        best.value,
+        crate::sim::load_description(f.settings)
     ))
 }
