@@ -474,6 +474,52 @@ pub fn resolve<'a>(root: &'a Json, mut node: &'a Json) -> &'a Json {
     node
 }
 
+/// What an editor shows for a key: its documentation on hover, and the
+/// completion items of a section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyDoc {
+    pub name: String,
+    pub description: Option<String>,
+    /// The default, as the schema states it.
+    pub default: Option<Json>,
+    /// The allowed values of an enum.
+    pub values: Vec<String>,
+    /// The expected type in the file's own words ("an integer", "a table").
+    pub expected: Option<String>,
+    /// The value is itself a section (a table or an object).
+    pub is_section: bool,
+}
+
+/// The documentation of the key at an instance pointer.
+pub fn key_doc(kind: FileKind, pointer: &str) -> Option<KeyDoc> {
+    let root = schema(kind);
+    let (written, resolved) = walk_to(root, pointer)?;
+    let name = pointer_tokens(pointer).last()?;
+    Some(doc_of(root, name, written, resolved, kind))
+}
+
+/// The keys a section at an instance pointer may hold, in the schema's order
+/// (none for a map of free names, such as the request classes).
+pub fn keys_at(kind: FileKind, pointer: &str) -> Vec<KeyDoc> {
+    let root = schema(kind);
+    let Some(node) = schema_at(root, pointer) else { return Vec::new() };
+    let Some(props) = node.get("properties").and_then(Json::as_object) else { return Vec::new() };
+    props.iter().map(|(name, written)| doc_of(root, name.clone(), written, resolve(root, written), kind)).collect()
+}
+
+fn doc_of(root: &Json, name: String, written: &Json, resolved: &Json, kind: FileKind) -> KeyDoc {
+    let field = |key: &str| written.get(key).or_else(|| resolved.get(key));
+    KeyDoc {
+        name,
+        description: field("description").and_then(Json::as_str).map(str::to_string),
+        default: field("default").cloned(),
+        values: enum_values(root, Some(written)),
+        expected: expected_type(Some(resolved), kind),
+        is_section: resolved.get("properties").is_some()
+            || resolved.get("additionalProperties").is_some_and(Json::is_object),
+    }
+}
+
 /// The subschema describing the value at an instance pointer.
 fn schema_at<'a>(root: &'a Json, pointer: &str) -> Option<&'a Json> {
     walk_to(root, pointer).map(|(_, resolved)| resolved)

@@ -47,9 +47,24 @@ pub enum Command {
         /// Hide info diagnostics.
         #[arg(long, short = 'q')]
         quiet: bool,
+        /// Apply the fixes the rules propose to the files (safe ones only, unless
+        /// --unsafe-fixes), keeping comments, order and formatting; then report
+        /// what is left.
+        #[arg(long)]
+        fix: bool,
+        /// Also apply unsafe fixes: choices a person should confirm, such as a
+        /// longer max_model_len (more KV cache per sequence).
+        #[arg(long)]
+        unsafe_fixes: bool,
+        /// Print the fixes as a unified diff and change nothing (exit 1 if there are any).
+        #[arg(long, conflicts_with = "fix")]
+        diff: bool,
         #[command(flatten)]
         model: ModelArgs,
     },
+    /// Run the language server (LSP over stdio): diagnostics, hover, completion
+    /// and fixes in any editor; see the README for each editor's set-up.
+    Server,
     /// Render config.toml as the real vLLM launch (command line or YAML).
     Render {
         config: PathBuf,
@@ -148,6 +163,16 @@ pub fn main() -> ExitCode {
         ColorWhen::Never => false,
         ColorWhen::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
+    if let Command::Server = cli.command {
+        // The protocol's writer thread owns stdout: it must not be locked here.
+        return match crate::server::run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
     let code = run(cli.command, &mut Io { out: &mut out, err: &mut err, color });
     let _ = out.flush();
@@ -157,10 +182,12 @@ pub fn main() -> ExitCode {
 /// Runs one command; returns the exit code.
 pub fn run(command: Command, io: &mut Io<'_>) -> u8 {
     let result = match command {
-        Command::Check { files, pair, with_partners, format, deny_warnings, quiet, model } => {
+        Command::Check { files, pair, with_partners, format, deny_warnings, quiet, fix, unsafe_fixes, diff, model } => {
             let selection = Selection { files, pairs: pair, with_partners };
-            commands::check::run(&selection, format.into(), deny_warnings, quiet, &model.lookup(), io)
+            let fix_mode = commands::check::FixMode { fix, unsafe_fixes, diff };
+            commands::check::run(&selection, format.into(), deny_warnings, quiet, fix_mode, &model.lookup(), io)
         }
+        Command::Server => Err("the language server runs from main(), which leaves stdout unlocked".into()),
         Command::Render { config, format, output, force } => {
             commands::render::run(&config, format, output.as_deref(), force, io)
         }

@@ -80,6 +80,25 @@ fn find_models(inputs: &[Input], lookup: &ModelLookup) -> Result<Vec<(String, cf
 /// Reads the selected files (with partners and named pairs), tells their kinds
 /// and lints them together.
 pub fn lint_selection(selection: &Selection, models: &ModelLookup) -> Result<(Vec<Input>, Report), String> {
+    let (inputs, pairs) = read_selection(selection)?;
+    let report = lint_inputs(&inputs, &pairs, models)?;
+    Ok((inputs, report))
+}
+
+/// Lints files already read, with the pairs named as (config, settings)
+/// indices; what `check --fix` calls again after each round of edits.
+pub fn lint_inputs(inputs: &[Input], pairs: &[(usize, usize)], models: &ModelLookup) -> Result<Report, String> {
+    let mut options = Options { pairs: pairs.to_vec(), ..Options::default() };
+    options.models = find_models(inputs, models)?;
+    Ok(cfg_core::lint(inputs, &options))
+}
+
+/// Pairs named by the user, as (config, settings) indices into the inputs.
+pub type NamedPairs = Vec<(usize, usize)>;
+
+/// Reads the selected files (with partners and named pairs) and tells their
+/// kinds: the inputs, and the named pairs as indices into them.
+pub fn read_selection(selection: &Selection) -> Result<(Vec<Input>, NamedPairs), String> {
     let mut paths: Vec<PathBuf> = Vec::new();
     let mut add = |p: &Path| {
         if !paths.iter().any(|q| q == p) {
@@ -120,10 +139,7 @@ pub fn lint_selection(selection: &Selection, models: &ModelLookup) -> Result<(Ve
         }
         pairs.push((ci, si));
     }
-    let mut options = Options { pairs, ..Options::default() };
-    options.models = find_models(&inputs, models)?;
-    let report = cfg_core::lint(&inputs, &options);
-    Ok((inputs, report))
+    Ok((inputs, pairs))
 }
 
 /// The files beside the given ones that complete a pair: for a config.toml (or

@@ -1,23 +1,183 @@
-//! `cfg-lint check`: lint the files and print the report in the chosen format.
+//! `cfg-lint check`: lint the files and print the report in the chosen format;
+//! with `--fix` (or `--diff`), first apply the fixes the rules propose, round
+//! after round until none is left, as ruff does.
 
-use cfg_core::Severity;
+use std::path::Path;
+
+use cfg_core::fix::{self, Applicability, Edit, Fix};
 use cfg_core::output::{self, Format};
+use cfg_core::{Input, Report, Severity};
 
 use crate::args::{CmdResult, Io};
-use crate::files::{ModelLookup, Selection, lint_selection};
+use crate::files::{ModelLookup, Selection, lint_inputs, read_selection};
+
+/// What `--fix`, `--unsafe-fixes` and `--diff` ask for.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FixMode {
+    /// Write the fixes into the files.
+    pub fix: bool,
+    /// Apply unsafe fixes too.
+    pub unsafe_fixes: bool,
+    /// Show the fixes as a diff and write nothing.
+    pub diff: bool,
+}
+
+/// Rounds of fixing before giving up: a fix can reveal another (a raised
+/// max_model_len meets the batch budget), but never ten deep.
+const MAX_ROUNDS: usize = 10;
 
 pub fn run(
     selection: &Selection,
     format: Format,
     deny_warnings: bool,
     quiet: bool,
+    fix_mode: FixMode,
     models: &ModelLookup,
     io: &mut Io<'_>,
 ) -> CmdResult {
-    let (inputs, report) = lint_selection(selection, models)?;
+    let (mut inputs, pairs) = read_selection(selection)?;
+    let mut report = lint_inputs(&inputs, &pairs, models)?;
+    if fix_mode.fix || fix_mode.diff {
+        let before: Vec<Input> = inputs.clone();
+        let first_report = report.clone();
+        let mut fixed = 0;
+        for _ in 0..MAX_ROUNDS {
+            let applied = apply_round(&mut inputs, &report, fix_mode.unsafe_fixes);
+            if applied == 0 {
+                break;
+            }
+            fixed += applied;
+            report = lint_inputs(&inputs, &pairs, models)?;
+        }
+        let changed: Vec<usize> =
+            (0..inputs.len()).filter(|&i| inputs[i].source.text != before[i].source.text).collect();
+        let names: Vec<&str> = changed.iter().map(|&i| inputs[i].source.name.as_str()).collect();
+        if fix_mode.diff {
+            for &i in &changed {
+                let old = masked(&before[i], &first_report);
+                let new = masked(&inputs[i], &report);
+                let name = &inputs[i].source.name;
+                let diff = similar::TextDiff::from_lines(&old, &new);
+                let mut unified = diff.unified_diff();
+                unified.context_radius(3).header(&format!("a/{name}"), &format!("b/{name}"));
+                io.out.write_all(unified.to_string().as_bytes()).map_err(|e| e.to_string())?;
+            }
+            let _ = writeln!(io.err, "{}", summary("would fix", fixed, &names));
+            return Ok(u8::from(!changed.is_empty()));
+        }
+        // Every file is checked before any is written, so a refusal leaves all as they were.
+        for &i in &changed {
+            writable(Path::new(&inputs[i].source.name))?;
+        }
+        for &i in &changed {
+            write_fixed(Path::new(&inputs[i].source.name), &inputs[i].source.text)?;
+        }
+        if fixed > 0 {
+            let _ = writeln!(io.err, "{}", summary("fixed", fixed, &names));
+        }
+    }
     let options = output::Options { color: io.color, hide_info: quiet };
     let text = output::report(format, &inputs, &report, &options);
     io.out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+    if format == Format::Human && !fix_mode.diff {
+        let fixable = |a: Applicability| {
+            report.diagnostics.iter().filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == a)).count()
+        };
+        let (safe, unsafe_) = (fixable(Applicability::Safe), fixable(Applicability::Unsafe));
+        let hint = match (safe, unsafe_) {
+            (0, 0) => None,
+            (s, 0) => Some(format!("{s} fixable with `--fix` (`--diff` shows how)")),
+            (0, u) => Some(format!("{u} fixable with `--fix --unsafe-fixes` (`--diff --unsafe-fixes` shows how)")),
+            (s, u) => Some(format!("{s} fixable with `--fix`, {u} more with `--unsafe-fixes`")),
+        };
+        if let Some(hint) = hint.filter(|_| !(fix_mode.fix && fix_mode.unsafe_fixes)) {
+            let _ = writeln!(io.err, "{hint}");
+        }
+    }
     let failing = report.has_errors() || (deny_warnings && report.count(Severity::Warning) > 0);
     Ok(u8::from(failing))
+}
+
+/// Applies, to the inputs' texts, every fix of `report` that does not overlap
+/// one taken before it (the next round offers it again); returns how many.
+fn apply_round(inputs: &mut [Input], report: &Report, unsafe_fixes: bool) -> usize {
+    let mut taken: Vec<&Fix> = Vec::new();
+    let overlaps = |a: &Edit, b: &Edit| a.file == b.file && a.span.start <= b.span.end && b.span.start <= a.span.end;
+    for d in &report.diagnostics {
+        let Some(fix) = &d.fix else { continue };
+        if fix.applicability == Applicability::Unsafe && !unsafe_fixes {
+            continue;
+        }
+        let known = fix.edits.iter().all(|e| inputs.iter().any(|i| i.source.name == e.file));
+        let clashes = taken.iter().flat_map(|t| &t.edits).any(|t| fix.edits.iter().any(|e| overlaps(e, t)));
+        if known && !clashes && !taken.contains(&fix) {
+            taken.push(fix);
+        }
+    }
+    for input in inputs.iter_mut() {
+        let edits: Vec<&Edit> = taken.iter().flat_map(|f| &f.edits).filter(|e| e.file == input.source.name).collect();
+        if edits.is_empty() {
+            continue;
+        }
+        let (text, _) = fix::apply(&input.source.text, &edits);
+        *input = Input::new(input.kind, input.source.name.clone(), text);
+    }
+    taken.len()
+}
+
+/// The text with every span a diagnostic marks as a secret starred out, so a
+/// diff never prints a key (not even on an unchanged context line).
+fn masked(input: &Input, report: &Report) -> String {
+    let mut text = input.source.text.clone();
+    let mut spans: Vec<_> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.redact && d.file == input.source.name && d.span.end <= text.len())
+        .map(|d| d.span.clone())
+        .collect();
+    spans.sort_by_key(|s| std::cmp::Reverse(s.start));
+    for span in spans {
+        if text.is_char_boundary(span.start) && text.is_char_boundary(span.end) {
+            text.replace_range(span, "\"********\"");
+        }
+    }
+    text
+}
+
+fn summary(verb: &str, fixed: usize, files: &[&str]) -> String {
+    let problems = if fixed == 1 { "problem" } else { "problems" };
+    if files.is_empty() {
+        format!("{verb} 0 problems: nothing to change")
+    } else {
+        format!("{verb} {fixed} {problems} in {}", files.join(", "))
+    }
+}
+
+/// Refuses a file that cannot be written before anything is written.
+fn writable(path: &Path) -> Result<(), String> {
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("cannot write {}: {e}; nothing was changed", path.display()))?;
+    if meta.permissions().readonly() {
+        return Err(format!("cannot write {}: the file is read-only; nothing was changed", path.display()));
+    }
+    Ok(())
+}
+
+/// Writes a fixed file whole or not at all: a temporary file beside it, renamed
+/// over it (a symbolic link is written through, so the link stays a link).
+fn write_fixed(path: &Path, text: &str) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}; the file was left as it was", path.display());
+    if std::fs::symlink_metadata(path).map_err(fail)?.file_type().is_symlink() {
+        return std::fs::write(path, text).map_err(fail);
+    }
+    let permissions = std::fs::metadata(path).map_err(fail)?.permissions();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let temporary = path.with_file_name(format!(".{name}.cfg-lint-fix"));
+    let result = std::fs::write(&temporary, text)
+        .and_then(|()| std::fs::set_permissions(&temporary, permissions))
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    result.map_err(fail)
 }
