@@ -13,6 +13,8 @@ command -v git >/dev/null || need_apt+=(git)
 # Browser tests: Debian's Chromium and its driver (never a downloaded browser).
 command -v chromium >/dev/null || need_apt+=(chromium)
 command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+# The editor test: Debian's Neovim, headless, with its built-in LSP client.
+command -v nvim >/dev/null || need_apt+=(neovim)
 command -v node >/dev/null || need_apt+=(nodejs npm)
 command -v cc >/dev/null || need_apt+=(build-essential)
 # The TLS fault test serves a self-signed certificate with openssl s_server.

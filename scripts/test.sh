@@ -19,7 +19,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target}"
 export CARGO_TERM_COLOR=never
 BIN="$CARGO_TARGET_DIR/debug"
 
-STAGES=(fmt clippy wasm-core tests schema main-job bench web validators k8s pre-commit fuzz accuracy soak vllm)
+STAGES=(fmt clippy wasm-core tests schema main-job bench web editor validators k8s pre-commit fuzz accuracy soak vllm)
 describe() {
   case "$1" in
     fmt) echo "rustfmt" ;;
@@ -30,6 +30,7 @@ describe() {
     main-job) echo "the main job: the demo and the SPEC's example pair" ;;
     bench) echo "hostile files linear in size; cfg-bench: a short load test, runs, compare, sweep" ;;
     web) echo "the web app, built offline and driven in headless Chromium" ;;
+    editor) echo "the language server in headless Neovim as the README sets it up; its latency and memory" ;;
     validators) echo "independent validators (check-jsonschema, taplo) accept the examples and reject broken files" ;;
     k8s) echo "the sharded-run Kubernetes manifest's shape" ;;
     pre-commit) echo "the pre-commit hook, installed by pre-commit itself" ;;
@@ -234,6 +235,13 @@ stage_fuzz() {
     fi
     echo "fuzz $target (-seed=$seed -runs=$runs): $(grep -E '^Done' "$fresh/log")"
   done
+}
+
+stage_editor() {
+  need_bins
+  bash tests/editor/neovim.sh "$BIN"
+  # A debug build here; the README's figures are the release build's.
+  python3 scripts/bench_lsp.py "$BIN/cfg-lint" --edits 10000 --p99-ms 10
 }
 
 stage_accuracy() {
