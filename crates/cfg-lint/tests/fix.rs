@@ -101,6 +101,13 @@ fn only_safe_fixes_apply_without_unsafe_fixes_and_diff_writes_nothing() {
     assert_eq!(std::fs::read_to_string(dir.path().join("config.toml")).unwrap(), original);
     assert!(String::from_utf8_lossy(&o.stderr).contains("1 fixable with `--fix --unsafe-fixes`"), "{o:?}");
 
+    // Nothing safe to show is not a pass: the error that stays is said, and fails.
+    let o = cfg_lint(dir.path(), &["check", "--diff", &files[0], &files[1]]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(o.stdout.is_empty(), "{o:?}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("1 error would remain (1 with an unsafe fix: add `--unsafe-fixes` to see it)"), "{stderr}");
+
     let o = cfg_lint(dir.path(), &["check", "--diff", "--unsafe-fixes", &files[0], &files[1]]);
     assert_eq!(o.status.code(), Some(1), "a diff to show exits 1");
     let diff = String::from_utf8_lossy(&o.stdout);

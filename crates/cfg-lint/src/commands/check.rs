@@ -63,7 +63,25 @@ pub fn run(
                 io.out.write_all(unified.to_string().as_bytes()).map_err(|e| e.to_string())?;
             }
             let _ = writeln!(io.err, "{}", summary("would fix", fixed, &names));
-            return Ok(u8::from(!changed.is_empty()));
+            // Nothing to show is not "ok": what the fixes leave is said and fails.
+            let errors = report.count(Severity::Error);
+            let left_failing = report.has_errors() || (deny_warnings && report.count(Severity::Warning) > 0);
+            if left_failing {
+                let unsafe_left = report
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe))
+                    .count();
+                let hint = if unsafe_left > 0 && !fix_mode.unsafe_fixes {
+                    format!(" ({unsafe_left} with an unsafe fix: add `--unsafe-fixes` to see it)")
+                } else {
+                    String::new()
+                };
+                let what = if errors == 1 { "1 error".to_string() } else { format!("{errors} errors") };
+                let what = if errors == 0 { "warnings".to_string() } else { what };
+                let _ = writeln!(io.err, "{what} would remain{hint}; run `cfg-lint check` to see them");
+            }
+            return Ok(u8::from(!changed.is_empty() || left_failing));
         }
         // Every file is checked before any is written, so a refusal leaves all as they were.
         for &i in &changed {

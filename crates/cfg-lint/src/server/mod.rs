@@ -159,7 +159,11 @@ impl Server {
             lsp_types::request::CodeActionRequest::METHOD => serde_json::from_value::<CodeActionParams>(r.params)
                 .map(|p| serde_json::to_value(self.code_actions(&p))),
             _ => {
-                return Response::new_err(r.id, ErrorCode::MethodNotFound as i32, format!("{} is not served", r.method));
+                return Response::new_err(
+                    r.id,
+                    ErrorCode::MethodNotFound as i32,
+                    format!("{} is not served", r.method),
+                );
             }
         };
         match result {
