@@ -240,7 +240,7 @@ stage_fuzz() {
 stage_editor() {
   need_bins
   bash tests/editor/neovim.sh "$BIN"
-  # A debug build here; the README's figures are the release build's.
+  # A debug build, as the README's figures are: a release build is faster still.
   python3 scripts/bench_lsp.py "$BIN/cfg-lint" --edits 10000 --p99-ms 10
 }
 

@@ -105,6 +105,9 @@ fn edit_for(change: &Change, target: &Target<'_>) -> Option<Edit> {
     let parent_pointer = join_pointer(parents);
     match (target.kind, target.tree.locate(&parent_pointer)) {
         (FileKind::Config, Some(parent)) => {
+            if !matches!(parent.node.value, Value::Object(_)) {
+                return None;
+            }
             let header = target.text.get(parent.node.span.clone())?;
             if parents.is_empty() || !header.starts_with('[') || header.starts_with("[[") {
                 return None;

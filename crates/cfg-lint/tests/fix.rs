@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -161,4 +161,42 @@ fn a_file_that_cannot_be_written_is_reported_and_left_as_it_was() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("cannot write config.toml: the file is read-only; nothing was changed"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+}
+
+#[test]
+fn a_fix_is_safe_only_where_it_changes_nothing_a_person_would_choose() {
+    let spec = std::fs::read_to_string(repo().join("examples/spec/config.toml")).unwrap();
+    let small = spec.replace("max_num_batched_tokens = 8192", "max_num_batched_tokens = 4096");
+    let applicability = |config: &str, code: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("config.toml"), config).unwrap();
+        let found = diagnostics(dir.path(), &["config.toml".to_string()]);
+        let d = found.iter().find(|d| d["code"] == code).unwrap_or_else(|| panic!("no {code}: {found:#?}")).clone();
+        (d["severity"].as_str().unwrap().to_string(), d["fix"]["applicability"].as_str().unwrap().to_string())
+    };
+    // Chunked prefill on: vLLM starts; a bigger step budget is a latency/memory trade.
+    assert_eq!(applicability(&small, "CFG101"), ("warning".into(), "unsafe".into()));
+    // Off: vLLM refuses to start without it, and it changes nothing else.
+    let off =
+        small.replace("max_num_batched_tokens = 4096", "max_num_batched_tokens = 4096\nenable_chunked_prefill = false");
+    assert_eq!(applicability(&off, "CFG101"), ("error".into(), "safe".into()));
+
+    // Weights renormalised keep the mix (safe), unless a class would round to nothing.
+    let weights = |tail: f64| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut settings: Value =
+            serde_json::from_str(&std::fs::read_to_string(repo().join("examples/spec/settings.json")).unwrap())
+                .unwrap();
+        let classes = settings["request_distribution"].as_object_mut().unwrap();
+        let names: Vec<String> = classes.keys().cloned().collect();
+        for (i, name) in names.iter().enumerate() {
+            classes[name]["weight"] = json!(if i + 1 == names.len() { tail } else { 1.0 });
+        }
+        std::fs::write(dir.path().join("settings.json"), settings.to_string()).unwrap();
+        let found = diagnostics(dir.path(), &["settings.json".to_string()]);
+        let d = found.iter().find(|d| d["code"] == "CFG401").unwrap_or_else(|| panic!("{found:#?}")).clone();
+        d["fix"]["applicability"].as_str().unwrap().to_string()
+    };
+    assert_eq!(weights(0.5), "safe");
+    assert_eq!(weights(1e-8), "unsafe");
 }

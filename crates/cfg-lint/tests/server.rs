@@ -252,3 +252,60 @@ fn unknown_requests_get_an_error_and_a_broken_file_still_gets_diagnostics() {
     client.notify("exit", Value::Null);
     assert!(client.child.wait().unwrap().success());
 }
+
+#[test]
+fn a_fix_for_a_partner_that_changed_since_the_lint_is_withheld_and_other_files_are_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config_path, settings_path) = (dir.path().join("config.toml"), dir.path().join("settings.json"));
+    std::fs::write(&config_path, CONFIG).unwrap();
+    std::fs::write(&settings_path, SETTINGS).unwrap();
+    let settings_uri = uri(&settings_path);
+    let mut client = Client::start();
+    client.request("initialize", json!({"processId": null, "capabilities": {}}));
+    client.notify("initialized", json!({}));
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": settings_uri, "languageId": "json", "version": 1, "text": SETTINGS}}),
+    );
+    let diagnostics = client.diagnostics_for(&settings_uri);
+    let cfg501 =
+        diagnostics.iter().find(|d| d["code"] == "CFG501").unwrap_or_else(|| panic!("{diagnostics:?}")).clone();
+    let ask = |client: &mut Client| {
+        client.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": settings_uri}, "range": cfg501["range"], "context": {"diagnostics": [cfg501]}}),
+        )
+    };
+    assert_eq!(ask(&mut client).as_array().unwrap().len(), 1);
+
+    // config.toml changes on disk (two lines on top): the lint's offsets into it are stale.
+    let moved = format!("# a\n# b\n{CONFIG}");
+    std::fs::write(&config_path, &moved).unwrap();
+    assert_eq!(ask(&mut client), json!([]), "a fix with stale offsets must not be offered");
+
+    // The next lint reads it again, and the fix lands on the value where it now is.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": settings_uri, "version": 2}, "contentChanges": [{"text": SETTINGS}]}),
+    );
+    client.diagnostics_for(&settings_uri);
+    let actions = ask(&mut client);
+    let edits = actions[0]["edit"]["changes"][uri(&config_path)].as_array().unwrap_or_else(|| panic!("{actions}"));
+    assert_eq!(edits[0]["range"]["start"], position_of(&moved, "8192"));
+
+    // Cargo.toml is not a vLLM config: no diagnostics, no completion.
+    let cargo = dir.path().join("Cargo.toml");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&cargo), "languageId": "toml", "version": 1, "text": "[package]\nname = \"x\"\n"}}),
+    );
+    assert_eq!(client.diagnostics_for(&uri(&cargo)), Vec::<Value>::new());
+    let items = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri(&cargo)}, "position": {"line": 2, "character": 0}}),
+    );
+    assert_eq!(items, Value::Null, "{items}");
+    client.request("shutdown", Value::Null);
+    client.notify("exit", Value::Null);
+    assert!(client.child.wait().unwrap().success());
+}

@@ -417,6 +417,13 @@ pub fn sweep_max_num_seqs(
     let classes = classes(settings);
     let open = settings.arrival.as_ref().is_some_and(|a| a.mode != ArrivalMode::Closed);
     let times = if open { arrivals::arrival_times(settings, duration_s, 0.0) } else { Vec::new() };
+    let warmup = duration_s * 0.1;
+    if open && !times.iter().any(|&t| t >= warmup) {
+        return Err(format!(
+            "at {} no request arrives in the measured part of the simulated {duration_s:.0} s (after {warmup:.0} s of warm-up): simulate a longer window or raise rate_qps",
+            load_description(settings)
+        ));
+    }
     let load = if open {
         Load::Open { times: &times, concurrency: settings.concurrency }
     } else {
@@ -428,7 +435,6 @@ pub fn sweep_max_num_seqs(
         c.batching.get_or_insert_with(Default::default).max_num_seqs = Some(value);
         let inst = instance(&c)?;
         let traces = run_load(inst.engine.clone(), &classes, load, duration_s, 42);
-        let warmup = duration_s * 0.1;
         let s = summarise(&traces, duration_s, warmup);
         points.push(SweepPoint {
             parameter: "max_num_seqs".into(),
@@ -536,6 +542,15 @@ mod tests {
         let closed = sweep_max_num_seqs(&config(64), &settings(64), &[64], 120.0).unwrap();
         let ratio = heavy[0].output_tokens_per_sec / closed[0].output_tokens_per_sec;
         assert!((0.85..1.15).contains(&ratio), "{ratio} {heavy:?} {closed:?}");
+    }
+
+    #[test]
+    fn an_open_loop_too_slow_for_the_window_says_so() {
+        // One request every 200 s: the first arrives after the window.
+        let mut s = settings(64);
+        s.arrival = Some(serde_json::from_value(serde_json::json!({"mode": "constant", "rate_qps": 0.005})).unwrap());
+        let e = sweep_max_num_seqs(&config(64), &s, &[8], 120.0).unwrap_err();
+        assert!(e.contains("no request arrives in the measured part of the simulated 120 s"), "{e}");
     }
 
     #[test]

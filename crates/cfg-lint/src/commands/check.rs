@@ -6,7 +6,7 @@ use std::path::Path;
 
 use cfg_core::fix::{self, Applicability, Edit, Fix};
 use cfg_core::output::{self, Format};
-use cfg_core::{Input, Report, Severity};
+use cfg_core::{FileKind, Input, Report, Severity};
 
 use crate::args::{CmdResult, Io};
 use crate::files::{ModelLookup, Selection, lint_inputs, read_selection};
@@ -83,13 +83,13 @@ pub fn run(
             }
             return Ok(u8::from(!changed.is_empty() || left_failing));
         }
-        // Every file is checked before any is written, so a refusal leaves all as they were.
-        for &i in &changed {
-            writable(Path::new(&inputs[i].source.name))?;
-        }
-        for &i in &changed {
-            write_fixed(Path::new(&inputs[i].source.name), &inputs[i].source.text)?;
-        }
+        // Every file is written beside its original before any replaces one,
+        // so a refusal leaves all as they were.
+        let files: Vec<(&Path, &str)> = changed
+            .iter()
+            .map(|&i| (Path::new(inputs[i].source.name.as_str()), inputs[i].source.text.as_str()))
+            .collect();
+        write_all(&files)?;
         if fixed > 0 {
             let _ = writeln!(io.err, "{}", summary("fixed", fixed, &names));
         }
@@ -143,8 +143,10 @@ fn apply_round(inputs: &mut [Input], report: &Report, unsafe_fixes: bool) -> usi
     taken.len()
 }
 
-/// The text with every span a diagnostic marks as a secret starred out, so a
-/// diff never prints a key (not even on an unchanged context line).
+/// The text with every span a diagnostic marks as a secret starred out, and
+/// every string that looks like one (a report cut short at its limit may not
+/// reach the secret's finding), so a diff never prints a key (not even on an
+/// unchanged context line).
 fn masked(input: &Input, report: &Report) -> String {
     let mut text = input.source.text.clone();
     let mut spans: Vec<_> = report
@@ -153,6 +155,18 @@ fn masked(input: &Input, report: &Report) -> String {
         .filter(|d| d.redact && d.file == input.source.name && d.span.end <= text.len())
         .map(|d| d.span.clone())
         .collect();
+    let tree = match input.kind {
+        FileKind::Config => cfg_core::parse::parse_toml(&text).ok(),
+        _ => cfg_core::parse::parse_json(&text).ok(),
+    };
+    for (pointer, value, span) in tree.as_ref().map(|t| t.strings()).unwrap_or_default() {
+        let key = pointer.rsplit('/').next().unwrap_or_default();
+        if cfg_core::secrets::looks_like_secret(value, key).is_some() && span.end <= text.len() {
+            spans.push(span);
+        }
+    }
+    spans.sort_by_key(|s| (s.start, s.end));
+    spans.dedup_by(|b, a| b.start < a.end);
     spans.sort_by_key(|s| std::cmp::Reverse(s.start));
     for span in spans {
         if text.is_char_boundary(span.start) && text.is_char_boundary(span.end) {
@@ -181,21 +195,49 @@ fn writable(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes a fixed file whole or not at all: a temporary file beside it, renamed
-/// over it (a symbolic link is written through, so the link stays a link).
-fn write_fixed(path: &Path, text: &str) -> Result<(), String> {
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}; the file was left as it was", path.display());
-    if std::fs::symlink_metadata(path).map_err(fail)?.file_type().is_symlink() {
-        return std::fs::write(path, text).map_err(fail);
+/// Writes fixed files whole or not at all: each to a temporary file beside it
+/// first, and only when all are written, each renamed over its original (a
+/// symbolic link is written through at the end, so the link stays a link).
+fn write_all(files: &[(&Path, &str)]) -> Result<(), String> {
+    for (path, _) in files {
+        writable(path)?;
     }
-    let permissions = std::fs::metadata(path).map_err(fail)?.permissions();
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let temporary = path.with_file_name(format!(".{name}.cfg-lint-fix"));
-    let result = std::fs::write(&temporary, text)
-        .and_then(|()| std::fs::set_permissions(&temporary, permissions))
-        .and_then(|()| std::fs::rename(&temporary, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temporary);
+    let mut staged: Vec<(std::path::PathBuf, &Path)> = Vec::new();
+    let mut links: Vec<(&Path, &str)> = Vec::new();
+    let cleanup = |staged: &[(std::path::PathBuf, &Path)]| {
+        for (temporary, _) in staged {
+            let _ = std::fs::remove_file(temporary);
+        }
+    };
+    for &(path, text) in files {
+        let refused = |e: std::io::Error| format!("cannot write {}: {e}; nothing was changed", path.display());
+        let is_link = std::fs::symlink_metadata(path).map_err(refused)?.file_type().is_symlink();
+        if is_link {
+            links.push((path, text));
+            continue;
+        }
+        let permissions = std::fs::metadata(path).map_err(refused)?.permissions();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let temporary = path.with_file_name(format!(".{name}.cfg-lint-fix"));
+        let written = std::fs::write(&temporary, text).and_then(|()| std::fs::set_permissions(&temporary, permissions));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&temporary);
+            cleanup(&staged);
+            return Err(refused(e));
+        }
+        staged.push((temporary, path));
     }
-    result.map_err(fail)
+    for (i, (temporary, path)) in staged.iter().enumerate() {
+        if let Err(e) = std::fs::rename(temporary, path) {
+            cleanup(&staged[i..]);
+            return Err(format!(
+                "cannot write {}: {e}; the files before it were fixed, it and those after were not",
+                path.display()
+            ));
+        }
+    }
+    for (path, text) in links {
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
 }

@@ -105,6 +105,9 @@ struct Document {
 struct Linted {
     text: String,
     diagnostics: Vec<cfg_core::Diagnostic>,
+    /// Every file the lint read (this one and its partner), by name, with the
+    /// text it read: a fix's byte offsets hold only while the file still says that.
+    read: Vec<(String, String)>,
 }
 
 struct Server {
@@ -140,9 +143,20 @@ impl Server {
             lsp_types::notification::DidCloseTextDocument::METHOD => {
                 let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) else { return };
                 let uri = p.text_document.uri.as_str().to_string();
-                self.docs.remove(&uri);
+                let folder =
+                    self.docs.remove(&uri).and_then(|d| d.path).and_then(|p| p.parent().map(Path::to_path_buf));
                 self.linted.remove(&uri);
                 self.publish(&uri, Vec::new());
+                // Its partner now pairs with the file on disk (or with nothing).
+                let neighbours: Vec<String> = self
+                    .docs
+                    .iter()
+                    .filter(|(_, d)| folder.is_some() && d.path.as_deref().and_then(Path::parent) == folder.as_deref())
+                    .map(|(u, _)| u.clone())
+                    .collect();
+                for neighbour in neighbours {
+                    self.lint(&neighbour);
+                }
             }
             _ => {}
         }
@@ -177,7 +191,9 @@ impl Server {
     fn lint(&mut self, uri: &str) {
         let Some(doc) = self.docs.get(uri) else { return };
         let name = doc.path.as_ref().map_or_else(|| uri.to_string(), |p| p.to_string_lossy().into_owned());
-        let Some(kind) = cfg_core::detect_kind(&name, &doc.text).filter(|k| *k != FileKind::Result) else {
+        let kind = cfg_core::detect_kind(&name, &doc.text).filter(|k| *k != FileKind::Result);
+        let Some(kind) = kind.filter(|_| served(&name)) else {
+            self.linted.remove(uri);
             self.publish(uri, Vec::new());
             return;
         };
@@ -194,6 +210,8 @@ impl Server {
                 serde_json::json!({ "type": 3, "message": format!("cfg-lint: {note}") }),
             )));
         }
+        let read: Vec<(String, String)> =
+            inputs.iter().map(|(_, i)| (i.source.name.clone(), i.source.text.clone())).collect();
         for (file_uri, input) in inputs {
             if !self.docs.contains_key(&file_uri) {
                 continue;
@@ -201,7 +219,7 @@ impl Server {
             let diagnostics: Vec<cfg_core::Diagnostic> =
                 report.diagnostics.iter().filter(|d| d.file == input.source.name).cloned().collect();
             let lsp = diagnostics.iter().map(|d| to_lsp(d, &input.source.text, self.encoding)).collect();
-            self.linted.insert(file_uri.clone(), Linted { text: input.source.text, diagnostics });
+            self.linted.insert(file_uri.clone(), Linted { text: input.source.text, diagnostics, read: read.clone() });
             self.publish(&file_uri, lsp);
         }
     }
@@ -223,6 +241,9 @@ impl Server {
         for (uri, doc) in &self.docs {
             let Some(p) = doc.path.as_deref().filter(|p| p.parent() == Some(folder) && *p != path) else { continue };
             let name = p.to_string_lossy().into_owned();
+            if !served(&name) {
+                continue;
+            }
             if let Some(k) = cfg_core::detect_kind(&name, &doc.text).filter(|k| *k != kind && *k != FileKind::Result) {
                 candidates.push((k, name, Some(uri.clone())));
             }
@@ -231,11 +252,10 @@ impl Server {
             let p = entry.path();
             let name = p.to_string_lossy().into_owned();
             let file = entry.file_name().to_string_lossy().into_owned();
-            let k = match file.rsplit('.').next() {
-                Some("toml") => FileKind::Config,
-                Some("json") if !file.contains("result") && !file.contains("schema") => FileKind::Settings,
-                _ => continue,
-            };
+            if !served(&file) {
+                continue;
+            }
+            let k = if file.ends_with(".toml") { FileKind::Config } else { FileKind::Settings };
             if k != kind && p.is_file() && !candidates.iter().any(|(_, n, _)| *n == name) {
                 candidates.push((k, name, None));
             }
@@ -312,7 +332,7 @@ impl Server {
     fn kind_of(&self, uri: &str) -> Option<FileKind> {
         let doc = self.docs.get(uri)?;
         let name = doc.path.as_ref().map_or_else(|| uri.to_string(), |p| p.to_string_lossy().into_owned());
-        cfg_core::detect_kind(&name, &doc.text)
+        cfg_core::detect_kind(&name, &doc.text).filter(|_| served(&name))
     }
 
     fn complete(&self, p: &CompletionParams) -> Option<Vec<CompletionItem>> {
@@ -358,6 +378,10 @@ impl Server {
     fn code_actions(&self, p: &CodeActionParams) -> Vec<CodeActionOrCommand> {
         let uri = p.text_document.uri.as_str();
         let Some(linted) = self.linted.get(uri) else { return Vec::new() };
+        // Offsets from an older text would edit the wrong bytes.
+        if self.docs.get(uri).is_none_or(|doc| doc.text != linted.text) {
+            return Vec::new();
+        }
         let (start, end) = (
             text::offset(&linted.text, p.range.start, self.encoding),
             text::offset(&linted.text, p.range.end, self.encoding),
@@ -372,6 +396,7 @@ impl Server {
             // that hashing never reads.
             #[allow(clippy::mutable_key_type)]
             let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+            let mut stale = false;
             for edit in &fix.edits {
                 let (file_uri, text) = if edit.file == d.file {
                     (uri.to_string(), linted.text.clone())
@@ -386,11 +411,19 @@ impl Server {
                         },
                     }
                 };
+                // The partner changed since the lint (edited, closed, changed on disk).
+                if !linted.read.iter().any(|(name, read)| *name == edit.file && *read == text) {
+                    stale = true;
+                    break;
+                }
                 let Ok(file_uri) = file_uri.parse::<Uri>() else { continue };
                 changes.entry(file_uri).or_default().push(TextEdit {
                     range: text::range(&text, &edit.span, self.encoding),
                     new_text: edit.replacement.clone(),
                 });
+            }
+            if stale {
+                continue;
             }
             let safe = fix.applicability == cfg_core::fix::Applicability::Safe;
             actions.push(CodeActionOrCommand::CodeAction(CodeAction {
@@ -499,6 +532,15 @@ fn value_choices(pointer: &str, key: &KeyDoc) -> Vec<(String, bool)> {
     }
 }
 
+/// Whether a file's name is one cfg-lint serves, as the pre-commit hook picks
+/// them: `config.toml`, `settings.json`, `*.vllm.toml`, `*.loadtest.json`. An
+/// editor set up for every TOML and JSON file then leaves Cargo.toml and
+/// package.json alone.
+fn served(name: &str) -> bool {
+    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    matches!(file, "config.toml" | "settings.json") || file.ends_with(".vllm.toml") || file.ends_with(".loadtest.json")
+}
+
 /// The local path of a `file:` URI (percent-decoded).
 fn uri_to_path(uri: &str) -> Option<PathBuf> {
     let rest = uri.strip_prefix("file://")?;
@@ -546,5 +588,15 @@ mod tests {
         assert_eq!(uri, "file:///tmp/a%20dir/%C3%BC/config.toml");
         assert_eq!(uri_to_path(&uri).unwrap(), path);
         assert_eq!(uri_to_path("untitled:1"), None);
+    }
+
+    #[test]
+    fn only_the_hooks_file_names_are_served() {
+        for name in ["config.toml", "/a/settings.json", "/a/canary.vllm.toml", "b.loadtest.json"] {
+            assert!(served(name), "{name}");
+        }
+        for name in ["/a/Cargo.toml", "package.json", "config.toml.bak", "/a/result.json"] {
+            assert!(!served(name), "{name}");
+        }
     }
 }

@@ -50,8 +50,11 @@ fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     } else {
         format!("set max_model_len (it defaults to the model's {mml}) to {mnbt} or less")
     };
-    // vLLM's own requirement, and one step's budget: it changes nothing else.
-    let raise = Proposal::new(format!("Raise max_num_batched_tokens to {mml}"), Applicability::Safe).set(
+    // Refused, it is vLLM's own requirement and changes nothing else; with
+    // chunked prefill on, a bigger step budget trades latency and activation
+    // memory, a choice for a person.
+    let applicability = if refused { Applicability::Safe } else { Applicability::Unsafe };
+    let raise = Proposal::new(format!("Raise max_num_batched_tokens to {mml}"), applicability).set(
         FileKind::Config,
         "/batching/max_num_batched_tokens",
         mml,

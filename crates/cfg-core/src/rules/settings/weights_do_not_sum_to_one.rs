@@ -46,7 +46,10 @@ fn check(s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
         .help(help);
     if let Some(weights) = renormalised(&classes.values().map(|c| c.weight).collect::<Vec<_>>()) {
         // The same proportions: the mix the weights already describe.
-        let mut fix = Proposal::new("Renormalise the weights to sum to 1", Applicability::Safe);
+        // A class whose weight rounds to nothing would drop out of the mix: a person decides.
+        let drops_a_class = classes.values().zip(&weights).any(|(c, w)| c.weight > 0.0 && *w == 0.0);
+        let applicability = if drops_a_class { Applicability::Unsafe } else { Applicability::Safe };
+        let mut fix = Proposal::new("Renormalise the weights to sum to 1", applicability);
         for (name, weight) in classes.keys().zip(weights) {
             fix = fix.set(FileKind::Settings, format!("/request_distribution/{}/weight", escape_token(name)), weight);
         }
@@ -55,17 +58,20 @@ fn check(s: &SettingsContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     out.push(f);
 }
 
-/// The weights scaled to sum to 1, in thousandths, with the rounding left-over
+/// Parts per million: fine enough that a small class keeps its share.
+const PARTS: f64 = 1e6;
+
+/// The weights scaled to sum to 1, in millionths, with the rounding left-over
 /// given to the largest, so the written sum is 1 (within the rule's tolerance).
 fn renormalised(weights: &[f64]) -> Option<Vec<f64>> {
     let sum: f64 = weights.iter().sum();
     if !(sum > 0.0 && sum.is_finite()) {
         return None;
     }
-    let mut milli: Vec<i64> = weights.iter().map(|w| (w / sum * 1000.0).round() as i64).collect();
-    let largest = (0..milli.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b]))?;
-    milli[largest] += 1000 - milli.iter().sum::<i64>();
-    (milli[largest] >= 0).then(|| milli.into_iter().map(|m| m as f64 / 1000.0).collect())
+    let mut parts: Vec<i64> = weights.iter().map(|w| (w / sum * PARTS).round() as i64).collect();
+    let largest = (0..parts.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b]))?;
+    parts[largest] += PARTS as i64 - parts.iter().sum::<i64>();
+    (parts[largest] >= 0).then(|| parts.into_iter().map(|m| m as f64 / PARTS).collect())
 }
 
 fn round3(x: f64) -> String {
@@ -83,7 +89,9 @@ mod tests {
             let w = renormalised(&weights).unwrap();
             assert!((w.iter().sum::<f64>() - 1.0).abs() <= TOLERANCE, "{weights:?} -> {w:?}");
         }
-        assert_eq!(renormalised(&[0.6, 0.3, 0.2]).unwrap(), vec![0.545, 0.273, 0.182]);
+        assert_eq!(renormalised(&[0.6, 0.3, 0.2]).unwrap(), vec![0.545455, 0.272727, 0.181818]);
+        // A small class keeps its share instead of rounding away.
+        assert_eq!(renormalised(&[0.7, 0.3, 0.0004]).unwrap(), vec![0.69972, 0.29988, 0.0004]);
         assert_eq!(renormalised(&[0.0, 0.0]), None);
     }
 }
