@@ -7,10 +7,10 @@ cd "$(dirname "$0")/.."
 CACHE="${CFG_TOOLKIT_CACHE:-$HOME/.cache/cfg-toolkit}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target}"
 WASM_BINDGEN="${WASM_BINDGEN:-$CACHE/tools/bin/wasm-bindgen}"
-cargo build --release --locked -p cfg-web --target wasm32-unknown-unknown
+cargo build --profile web --locked -p cfg-web --target wasm32-unknown-unknown
 rm -rf web/dist
 mkdir -p web/dist
-"$WASM_BINDGEN" --target web --no-typescript --out-dir web/dist/pkg "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/cfg_web.wasm"
+"$WASM_BINDGEN" --target web --no-typescript --out-dir web/dist/pkg "$CARGO_TARGET_DIR/wasm32-unknown-unknown/web/cfg_web.wasm"
 cp web/static/index.html web/static/style.css web/dist/
 wasm="web/dist/pkg/cfg_web_bg.wasm"
 WASM_OPT="${WASM_OPT:-$CACHE/node/node_modules/.bin/wasm-opt}"
