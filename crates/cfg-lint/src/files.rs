@@ -54,27 +54,41 @@ pub fn lint_paths(files: &[PathBuf], models: &ModelLookup) -> Result<(Vec<Input>
 
 /// The models the configs name, read from their files wherever `lookup` finds
 /// them: (name in the config, architecture).
-fn find_models(inputs: &[Input], lookup: &ModelLookup) -> Result<Vec<(String, cfg_core::resolve::Arch)>, String> {
+pub fn find_models(inputs: &[Input], lookup: &ModelLookup) -> Result<Vec<(String, cfg_core::resolve::Arch)>, String> {
     let env = cfg_models::Env::from_process();
     let mut models: Vec<(String, cfg_core::resolve::Arch)> = Vec::new();
-    for input in inputs.iter().filter(|i| i.kind == FileKind::Config) {
-        let Some(name) = cfg_core::parse::parse_toml(&input.source.text)
-            .ok()
-            .and_then(|tree| tree.locate("/model/name").and_then(|l| l.node.to_json().as_str().map(str::to_string)))
-        else {
-            continue;
-        };
+    for name in inputs.iter().filter_map(model_name) {
         if models.iter().any(|(n, _)| *n == name) {
             continue;
         }
-        let query = cfg_models::Lookup { name: name.clone(), explicit: lookup.explicit.clone(), fetch: lookup.fetch };
-        if let Some(files) = cfg_models::find(&query, &env)? {
-            let arch = cfg_core::hf::read_model(&files.config_json, files.safetensors_index.as_deref(), &files.origin)
-                .map_err(|e| format!("{}: {e}", files.origin))?;
+        if let Some(arch) = read_named_model(&name, lookup, &env)? {
             models.push((name, arch));
         }
     }
     Ok(models)
+}
+
+/// The model a config names (`model.name`), when the input is a config that says.
+pub fn model_name(input: &Input) -> Option<String> {
+    if input.kind != FileKind::Config {
+        return None;
+    }
+    let tree = cfg_core::parse::parse_toml(&input.source.text).ok()?;
+    tree.locate("/model/name").and_then(|l| l.node.to_json().as_str().map(str::to_string))
+}
+
+/// A model's architecture from its own files, wherever `lookup` finds them
+/// (`None`: not on this machine, nor fetched).
+pub fn read_named_model(
+    name: &str,
+    lookup: &ModelLookup,
+    env: &cfg_models::Env,
+) -> Result<Option<cfg_core::resolve::Arch>, String> {
+    let query = cfg_models::Lookup { name: name.to_string(), explicit: lookup.explicit.clone(), fetch: lookup.fetch };
+    let Some(files) = cfg_models::find(&query, env)? else { return Ok(None) };
+    cfg_core::hf::read_model(&files.config_json, files.safetensors_index.as_deref(), &files.origin)
+        .map(Some)
+        .map_err(|e| format!("{}: {e}", files.origin))
 }
 
 /// Reads the selected files (with partners and named pairs), tells their kinds
@@ -86,11 +100,19 @@ pub fn lint_selection(selection: &Selection, models: &ModelLookup) -> Result<(Ve
 }
 
 /// Lints files already read, with the pairs named as (config, settings)
-/// indices; what `check --fix` calls again after each round of edits.
+/// indices.
 pub fn lint_inputs(inputs: &[Input], pairs: &[(usize, usize)], models: &ModelLookup) -> Result<Report, String> {
-    let mut options = Options { pairs: pairs.to_vec(), ..Options::default() };
-    options.models = find_models(inputs, models)?;
-    Ok(cfg_core::lint(inputs, &options))
+    Ok(lint_with_models(inputs, pairs, find_models(inputs, models)?))
+}
+
+/// Lints with the models already read (what `check --fix` does after each
+/// round of edits: a fix never changes which model a config names).
+pub fn lint_with_models(
+    inputs: &[Input],
+    pairs: &[(usize, usize)],
+    models: Vec<(String, cfg_core::resolve::Arch)>,
+) -> Report {
+    cfg_core::lint(inputs, &Options { pairs: pairs.to_vec(), models, ..Options::default() })
 }
 
 /// Pairs named by the user, as (config, settings) indices into the inputs.

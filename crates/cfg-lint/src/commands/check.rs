@@ -9,7 +9,7 @@ use cfg_core::output::{self, Format};
 use cfg_core::{FileKind, Input, Report, Severity};
 
 use crate::args::{CmdResult, Io};
-use crate::files::{ModelLookup, Selection, lint_inputs, read_selection};
+use crate::files::{ModelLookup, Selection, find_models, lint_with_models, read_selection};
 
 /// What `--fix`, `--unsafe-fixes` and `--diff` ask for.
 #[derive(Debug, Clone, Copy, Default)]
@@ -36,7 +36,9 @@ pub fn run(
     io: &mut Io<'_>,
 ) -> CmdResult {
     let (mut inputs, pairs) = read_selection(selection)?;
-    let mut report = lint_inputs(&inputs, &pairs, models)?;
+    // Read once: a model's files are on disk (or the Hub), and fixes never rename the model.
+    let found = find_models(&inputs, models)?;
+    let mut report = lint_with_models(&inputs, &pairs, found.clone());
     if fix_mode.fix || fix_mode.diff {
         let before: Vec<Input> = inputs.clone();
         let first_report = report.clone();
@@ -47,7 +49,7 @@ pub fn run(
                 break;
             }
             fixed += applied;
-            report = lint_inputs(&inputs, &pairs, models)?;
+            report = lint_with_models(&inputs, &pairs, found.clone());
         }
         let changed: Vec<usize> =
             (0..inputs.len()).filter(|&i| inputs[i].source.text != before[i].source.text).collect();
@@ -65,13 +67,9 @@ pub fn run(
             let _ = writeln!(io.err, "{}", summary("would fix", fixed, &names));
             // Nothing to show is not "ok": what the fixes leave is said and fails.
             let errors = report.count(Severity::Error);
-            let left_failing = report.has_errors() || (deny_warnings && report.count(Severity::Warning) > 0);
+            let left_failing = fails(&report, deny_warnings);
             if left_failing {
-                let unsafe_left = report
-                    .diagnostics
-                    .iter()
-                    .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe))
-                    .count();
+                let unsafe_left = fixable(&report, Applicability::Unsafe);
                 let hint = if unsafe_left > 0 && !fix_mode.unsafe_fixes {
                     format!(" ({unsafe_left} with an unsafe fix: add `--unsafe-fixes` to see it)")
                 } else {
@@ -98,10 +96,7 @@ pub fn run(
     let text = output::report(format, &inputs, &report, &options);
     io.out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
     if format == Format::Human && !fix_mode.diff {
-        let fixable = |a: Applicability| {
-            report.diagnostics.iter().filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == a)).count()
-        };
-        let (safe, unsafe_) = (fixable(Applicability::Safe), fixable(Applicability::Unsafe));
+        let (safe, unsafe_) = (fixable(&report, Applicability::Safe), fixable(&report, Applicability::Unsafe));
         let hint = match (safe, unsafe_) {
             (0, 0) => None,
             (s, 0) => Some(format!("{s} fixable with `--fix` (`--diff` shows how)")),
@@ -112,8 +107,17 @@ pub fn run(
             let _ = writeln!(io.err, "{hint}");
         }
     }
-    let failing = report.has_errors() || (deny_warnings && report.count(Severity::Warning) > 0);
-    Ok(u8::from(failing))
+    Ok(u8::from(fails(&report, deny_warnings)))
+}
+
+/// Whether the report fails the run: an error, or a warning under --deny-warnings.
+fn fails(report: &Report, deny_warnings: bool) -> bool {
+    report.has_errors() || (deny_warnings && report.count(Severity::Warning) > 0)
+}
+
+/// How many diagnostics carry a fix of this applicability.
+fn fixable(report: &Report, applicability: Applicability) -> usize {
+    report.diagnostics.iter().filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == applicability)).count()
 }
 
 /// Applies, to the inputs' texts, every fix of `report` that does not overlap

@@ -280,17 +280,11 @@ impl Server {
     /// this machine has them (read once per name).
     fn models_for(&mut self, inputs: &[(String, Input)]) -> Vec<(String, Arch)> {
         let mut found = Vec::new();
-        for (_, input) in inputs.iter().filter(|(_, i)| i.kind == FileKind::Config) {
-            let Some(name) = cfg_core::parse::parse_toml(&input.source.text)
-                .ok()
-                .and_then(|t| t.locate("/model/name").and_then(|l| l.node.to_json().as_str().map(str::to_string)))
-            else {
-                continue;
-            };
+        for name in inputs.iter().filter_map(|(_, input)| crate::files::model_name(input)) {
             let arch = self.models.entry(name.clone()).or_insert_with(|| {
-                let query = cfg_models::Lookup { name: name.clone(), explicit: None, fetch: false };
-                let files = cfg_models::find(&query, &cfg_models::Env::from_process()).ok()??;
-                cfg_core::hf::read_model(&files.config_json, files.safetensors_index.as_deref(), &files.origin).ok()
+                // Never the Hub: typing must not wait on the network.
+                let lookup = crate::files::ModelLookup::default();
+                crate::files::read_named_model(&name, &lookup, &cfg_models::Env::from_process()).ok().flatten()
             });
             if let Some(arch) = arch {
                 found.push((name, arch.clone()));
