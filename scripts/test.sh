@@ -288,11 +288,22 @@ on_exit() {
   local rc=$?
   if [ "$rc" -ne 0 ] && [ -n "${suite_start:-}" ]; then
     [ -n "$current_stage" ] && timings+=("$(printf '%-11s %5d s  FAILED' "$current_stage" "$(($(clock) - current_start))")")
+    printf 'disk: %s GB free where the builds go\n' "$(disk_free_gb "$CARGO_TARGET_DIR")"
     print_times
   fi
   rm -rf "$scratch"
 }
 trap on_exit EXIT
+
+# The whole suite needs about 10 GB (builds 4, the CPU vLLM 6.5); a full disk
+# otherwise shows up as a compiler's "IO failure" in whichever stage hits it.
+disk_free_gb() { df -Pk "$1" 2>/dev/null | awk 'NR == 2 { printf "%d", $4 / 1048576 }'; }
+mkdir -p "$CARGO_TARGET_DIR"
+free_gb="$(disk_free_gb "$CARGO_TARGET_DIR")"
+printf '==> disk: %s GB free where the builds go (%s); the suite needs about 10\n' "${free_gb:-?}" "$CARGO_TARGET_DIR"
+if [ -n "$free_gb" ] && [ "$free_gb" -lt 10 ]; then
+  echo "warning: less than 10 GB free; stages may fail with 'No space left on device'" >&2
+fi
 
 suite_start="$(clock)"
 if [ "${CFG_SKIP_SETUP:-0}" != 1 ]; then
