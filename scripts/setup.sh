@@ -62,8 +62,10 @@ fi
 NODE_DIR="$CACHE/node"
 # binaryen from npm gives a wasm-opt new enough for wasm-bindgen's output
 # (Debian's binaryen 108 cannot parse it).
-if [ ! -d "$NODE_DIR/node_modules/playwright-core" ] || [ ! -x "$NODE_DIR/node_modules/.bin/wasm-opt" ]; then
+# axe-core checks the page's accessibility in the browser test.
+if [ ! -d "$NODE_DIR/node_modules/playwright-core" ] || [ ! -x "$NODE_DIR/node_modules/.bin/wasm-opt" ] \
+  || [ ! -f "$NODE_DIR/node_modules/axe-core/axe.min.js" ]; then
   mkdir -p "$NODE_DIR"
-  (cd "$NODE_DIR" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --silent --no-audit --no-fund playwright-core@1 binaryen@132)
+  (cd "$NODE_DIR" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --silent --no-audit --no-fund playwright-core@1 binaryen@132 axe-core@4.14.1)
 fi
 echo "setup done: tools in $VENV, $TOOLS and $NODE_DIR"

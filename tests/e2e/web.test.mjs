@@ -47,8 +47,9 @@ test('the page validates, imports, exports and runs a load test', { timeout: 180
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
     page.on('pageerror', (e) => console.error('page error:', e));
     await page.goto(url);
-    await page.waitForSelector('main[data-ready="true"]');
+    await page.waitForFunction(() => window.__cfgReadyMs > 0);
     figures.interactive_ms = await page.evaluate(() => window.__cfgReadyMs);
+    assert.ok(figures.interactive_ms > 0, 'the page says when it became interactive');
     await page.screenshot({ path: join(shots, '01-loaded.png'), fullPage: true });
     assert.equal(await page.getAttribute('#summary', 'data-errors'), '0', 'the example pair is clean');
     // A link copied from the address bar reproduces the files, never the token.

@@ -4,6 +4,7 @@
 //! `vllm serve` launch, the simulator's what-if curve, and, when served by
 //! `cfg-bench serve`, live load tests.
 
+pub mod fmt;
 pub mod model;
 
 #[cfg(target_arch = "wasm32")]
@@ -11,7 +12,15 @@ pub mod app;
 #[cfg(target_arch = "wasm32")]
 mod charts;
 #[cfg(target_arch = "wasm32")]
+mod form;
+#[cfg(target_arch = "wasm32")]
 mod net;
+#[cfg(target_arch = "wasm32")]
+mod run;
+#[cfg(target_arch = "wasm32")]
+mod side;
+#[cfg(target_arch = "wasm32")]
+mod start;
 
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen(start)]

@@ -34,15 +34,87 @@ pub fn lint_with(config: &str, settings: &str, files: Option<&ModelFiles>) -> Re
     let inputs =
         [Input::new(FileKind::Config, CONFIG_NAME, config), Input::new(FileKind::Settings, SETTINGS_NAME, settings)];
     let mut options = Options::default();
-    let name = config_value(config).and_then(|v| v.pointer("/model/name").and_then(Value::as_str).map(str::to_string));
-    if let (Some(files), Some(name)) = (files, name)
-        && files.for_name == name
-        && let Ok(arch) =
-            cfg_core::hf::read_model(&files.config_json, files.safetensors_index.as_deref(), &files.origin)
+    if let Some(name) = model_name(config)
+        && let Some(arch) = files.and_then(|f| f.arch_for(&name))
     {
         options.models.push((name, arch));
     }
     cfg_core::lint(&inputs, &options)
+}
+
+impl ModelFiles {
+    /// The architecture they give, when they are `name`'s and read.
+    pub fn arch_for(&self, name: &str) -> Option<cfg_core::arch::Arch> {
+        if self.for_name != name {
+            return None;
+        }
+        cfg_core::hf::read_model(&self.config_json, self.safetensors_index.as_deref(), &self.origin).ok()
+    }
+}
+
+/// The `[model] name` a config gives, if it parses that far.
+pub fn model_name(config: &str) -> Option<String> {
+    config_value(config).and_then(|v| v.pointer("/model/name").and_then(Value::as_str).map(str::to_string))
+}
+
+/// Whether the page knows the model's architecture: the catalog has it, or
+/// its own config.json was given.
+pub fn model_resolved(name: &str, files: Option<&ModelFiles>) -> bool {
+    cfg_core::catalog::find_model(name).is_some() || files.is_some_and(|f| f.arch_for(name).is_some())
+}
+
+/// The three choices of the start, made into a pair by the core.
+pub fn plan(
+    model: &str,
+    gpu: &str,
+    count: &str,
+    traffic: &str,
+    files: Option<&ModelFiles>,
+) -> Result<cfg_core::plan::Plan, String> {
+    let gpu_count = count.trim().parse::<u32>().map_err(|_| format!("`{count}` is not a number of GPUs"))?;
+    let traffic = cfg_core::plan::Traffic::from_name(traffic).unwrap_or(cfg_core::plan::Traffic::Mixed);
+    let arch = files.and_then(|f| f.arch_for(model.trim()));
+    let mut plan = cfg_core::plan::plan(&cfg_core::plan::Choices {
+        model: model.trim(),
+        arch: arch.as_ref(),
+        gpu,
+        gpu_count,
+        traffic,
+    })?;
+    plan.config = format!("{CONFIG_HEADER}\n{}", plan.config);
+    Ok(plan)
+}
+
+/// Where a Hub-shaped server keeps a model's file.
+pub fn hub_file_url(hub: &str, model: &str, file: &str) -> String {
+    format!("{}/{}/resolve/main/{file}", hub.trim_end_matches('/'), model.trim())
+}
+
+/// Whether a model id is safe to put in a Hub URL: `owner/name` of the
+/// characters the Hub allows.
+pub fn is_hub_id(model: &str) -> bool {
+    let mut parts = model.split('/');
+    let ok = |p: Option<&str>| {
+        p.is_some_and(|p| {
+            !p.is_empty()
+                && p != "."
+                && p != ".."
+                && p.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        })
+    };
+    ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
+}
+
+/// The Hub the page fetches from: `?hub=<url>` (a mirror, or a test's local
+/// server), else huggingface.co.
+pub fn hub_from_query(search: &str) -> String {
+    search
+        .trim_start_matches('?')
+        .split('&')
+        .find_map(|p| p.strip_prefix("hub="))
+        .and_then(decode)
+        .filter(|h| h.starts_with("http://") || h.starts_with("https://"))
+        .unwrap_or_else(|| "https://huggingface.co".into())
 }
 
 /// Whether a dropped JSON file is a model's config.json rather than a settings.json.
@@ -141,6 +213,21 @@ pub fn typed_input(raw: &str, kind: &str) -> Option<Value> {
         ),
         _ => Value::String(t.to_string()),
     })
+}
+
+/// The address `cfg-bench serve` printed, with this pair added to it: the
+/// runner's page opens with these two files. Only an http(s) address that
+/// carries the runner's token.
+pub fn runner_link(printed: &str, config: &str, settings: &str) -> Option<String> {
+    let printed = printed.trim();
+    if !(printed.starts_with("http://") || printed.starts_with("https://")) {
+        return None;
+    }
+    let (base, frag) = printed.split_once('#')?;
+    let (_, _, token) = parse_fragment(frag);
+    let token =
+        token.filter(|t| !t.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))?;
+    Some(format!("{base}#token={token}&{}", fragment(config, settings)))
 }
 
 /// The whole state in a URL fragment: `#c=<config>&s=<settings>`, each
@@ -242,6 +329,58 @@ mod tests {
         assert_eq!(typed_input("abc", "integer"), Some(Value::String("abc".into())));
         assert_eq!(typed_input(" ", "integer"), None);
         assert_eq!(typed_input("50, 95,99", "array"), Some(serde_json::json!([50.0, 95.0, 99.0])));
+    }
+
+    #[test]
+    fn the_start_builds_a_pair_the_linter_passes() {
+        let rag = plan("Qwen/Qwen2.5-7B-Instruct", "L4", "1", "rag", None).unwrap();
+        assert!(rag.config.starts_with(CONFIG_HEADER));
+        let report = lint(&rag.config, &rag.settings);
+        assert_eq!(
+            report.count(cfg_core::Severity::Error) + report.count(cfg_core::Severity::Warning),
+            0,
+            "{:?}",
+            report.diagnostics
+        );
+        assert!(plan("Qwen/Qwen2.5-7B-Instruct", "L4", "two", "rag", None).unwrap_err().contains("two"));
+        // A model outside the catalog, with its config.json given on the page.
+        let files = ModelFiles {
+            for_name: "acme/chat-8b".into(),
+            origin: "config.json (dropped)".into(),
+            config_json: cfg_core::catalog::config_json("meta-llama/Llama-3.1-8B-Instruct").unwrap().into(),
+            safetensors_index: None,
+        };
+        assert!(plan("acme/chat-8b", "L4", "1", "chat", None).is_err());
+        let p = plan("acme/chat-8b", "L4", "1", "chat", Some(&files)).unwrap();
+        assert!(model_resolved("acme/chat-8b", Some(&files)) && !model_resolved("acme/chat-8b", None));
+        let report = lint_with(&p.config, &p.settings, Some(&files));
+        assert!(!report.has_errors(), "{:?}", report.diagnostics);
+    }
+
+    #[test]
+    fn hub_urls_take_only_hub_ids() {
+        assert_eq!(
+            hub_file_url("https://huggingface.co/", "Qwen/Qwen3-8B", "config.json"),
+            "https://huggingface.co/Qwen/Qwen3-8B/resolve/main/config.json"
+        );
+        assert!(is_hub_id("Qwen/Qwen2.5-7B-Instruct") && is_hub_id("acme/chat_8b.v2"));
+        for bad in ["../../etc", "Qwen", "a/b/c", "a/..", "a/b?x=1", "a/b#c", "/a"] {
+            assert!(!is_hub_id(bad), "{bad}");
+        }
+        assert_eq!(hub_from_query("?x=1&hub=http%3A%2F%2F127.0.0.1%3A9000"), "http://127.0.0.1:9000");
+        assert_eq!(hub_from_query("?hub=javascript:alert(1)"), "https://huggingface.co");
+        assert_eq!(hub_from_query(""), "https://huggingface.co");
+    }
+
+    #[test]
+    fn the_runner_link_carries_the_pair_and_only_a_token() {
+        let link = runner_link(" http://127.0.0.1:8787/#token=abc_1 ", "a = 1", "{}").unwrap();
+        assert_eq!(link, "http://127.0.0.1:8787/#token=abc_1&c=a%20%3D%201&s=%7B%7D");
+        let (c, s, t) = parse_fragment(link.split_once('#').unwrap().1);
+        assert_eq!((c.as_deref(), s.as_deref(), t.as_deref()), (Some("a = 1"), Some("{}"), Some("abc_1")));
+        assert_eq!(runner_link("javascript:alert(1)#token=a", "", ""), None);
+        assert_eq!(runner_link("http://127.0.0.1:8787/", "", ""), None, "no token: not the address serve printed");
+        assert_eq!(runner_link("http://x/#token=a\"b", "", ""), None);
     }
 
     #[test]

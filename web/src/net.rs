@@ -24,6 +24,29 @@ pub async fn call(method: &str, path: &str, token: &str, body: Option<String>) -
     Ok((resp.status(), text.as_string().unwrap_or_default()))
 }
 
+/// A plain GET with no credentials (a public file on the Hub): the status and
+/// at most `limit` bytes of body, else an error.
+pub async fn get(url: &str, limit: usize) -> Result<(u16, String), String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let init = RequestInit::new();
+    init.set_method("GET");
+    init.set_credentials(web_sys::RequestCredentials::Omit);
+    let resp = JsFuture::from(window.fetch_with_str_and_init(url, &init)).await.map_err(|e| {
+        e.dyn_ref::<js_sys::Error>().map_or_else(|| "network error".to_string(), |e| String::from(e.message()))
+    })?;
+    let resp: Response = resp.dyn_into().map_err(|_| "not a response")?;
+    let declared = resp.headers().get("content-length").ok().flatten().and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(format!("the file is larger than {} KiB", limit / 1024));
+    }
+    let text = JsFuture::from(resp.text().map_err(|e| format!("{e:?}"))?).await.map_err(|e| format!("{e:?}"))?;
+    let text = text.as_string().unwrap_or_default();
+    if text.len() > limit {
+        return Err(format!("the file is larger than {} KiB", limit / 1024));
+    }
+    Ok((resp.status(), text))
+}
+
 /// Opens the run's event stream; `on_event(kind, data)` sees every event.
 pub fn follow(id: &str, token: &str, on_event: impl Fn(&str, String) + 'static) -> Result<EventSource, String> {
     let es = EventSource::new(&format!("/api/runs/{id}/events?token={token}")).map_err(|e| format!("{e:?}"))?;

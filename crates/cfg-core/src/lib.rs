@@ -17,6 +17,7 @@ pub mod memory;
 pub mod model;
 pub mod output;
 pub mod parse;
+pub mod plan;
 pub mod render;
 pub mod resolve;
 pub mod rules;

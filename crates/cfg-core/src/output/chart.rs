@@ -62,6 +62,21 @@ pub fn short_number(v: f64, step: f64) -> String {
     }
 }
 
+/// Points per line that get a hover tooltip.
+const MAX_HOVER_POINTS: usize = 300;
+
+/// A value in a tooltip: about three significant digits.
+fn hover_number(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
 /// The chart as a `<figure>` with its title and an inline `<svg>`: gridlines at
 /// round values with their labels, the units on the axes, the bands shaded
 /// behind the lines, and a legend. Each line is a `<polyline>` carrying
@@ -89,7 +104,7 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
     let sy = |y: f64| top + ph - y / y1 * ph;
     let title = escape_xml(chart.title);
     let mut svg = format!(
-        "<figure class=\"chart\" id=\"{}\"><figcaption>{title}</figcaption><svg viewBox=\"0 0 {w} {h}\" width=\"100%\" style=\"max-width:{w}px\" role=\"img\" aria-label=\"{title}\" font-family=\"sans-serif\">",
+        "<figure class=\"chart\" id=\"{}\"><figcaption>{title}</figcaption><svg viewBox=\"0 0 {w} {h}\" width=\"100%\" style=\"max-width:{w}px\" role=\"img\" aria-label=\"{title}\" font-family=\"sans-serif\" fill=\"currentColor\">",
         escape_xml(chart.id)
     );
     for b in &chart.bands {
@@ -158,6 +173,27 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
             escape_xml(s.name),
             path.len()
         );
+        // Each point's value on hover: a transparent dot with a tooltip, for
+        // at most MAX_HOVER_POINTS points a line (a long run's series is thinned).
+        let finite: Vec<(f64, f64)> =
+            s.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
+        let every = finite.len().div_ceil(MAX_HOVER_POINTS).max(1);
+        svg.push_str("<g class=\"hover\">");
+        for &(x, y) in finite.iter().step_by(every) {
+            let _ = write!(
+                svg,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"{}\" fill-opacity=\"0\"><title>{}: {} {} at {} {}</title></circle>",
+                sx(x),
+                sy(y),
+                escape_xml(s.color),
+                escape_xml(s.name),
+                hover_number(y),
+                escape_xml(chart.y_unit),
+                hover_number(x),
+                escape_xml(chart.x_unit)
+            );
+        }
+        svg.push_str("</g>");
         let _ = write!(
             svg,
             "<rect x=\"{legend_x:.1}\" y=\"{:.1}\" width=\"10\" height=\"3\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{}</text>",
@@ -198,6 +234,7 @@ mod tests {
         // y from 0 to a round 150 above the highest point.
         assert!(svg.contains("points=\"164.7,196.0 708.0,80.0\""), "{svg}");
         assert!(svg.contains("data-band=\"warm-up\""));
+        assert!(svg.contains("<title>out: 100 tok/s at 10.0 s</title>"), "a point's value on hover: {svg}");
         for label in [">0<", ">5<", ">10<", ">50<", ">150<", ">tok/s<", ">s<"] {
             assert!(svg.contains(label), "{label} is not a label: {svg}");
         }

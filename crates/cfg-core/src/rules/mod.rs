@@ -197,7 +197,7 @@ pub fn enum_claim(pointer: &str, value: &str) -> Option<EnumClaim> {
 }
 
 /// Thousands separated by commas for messages: `1,234,567`.
-pub(crate) fn thousands(n: u64) -> String {
+pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {

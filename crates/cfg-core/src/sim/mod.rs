@@ -411,6 +411,31 @@ pub fn sweep_max_num_seqs(
     values: &[u32],
     duration_s: f64,
 ) -> Result<Vec<SweepPoint>, String> {
+    sweep_max_num_seqs_with(config, settings, None, values, duration_s)
+}
+
+/// The pair's own prediction: its load on its instance, as one sweep point at
+/// the config's own (or vLLM's default) `max_num_seqs`. What the web app's
+/// summary shows.
+pub fn predict(
+    config: &ServerConfig,
+    settings: &LoadTestSettings,
+    found: Option<&crate::arch::Arch>,
+    duration_s: f64,
+) -> Result<SweepPoint, String> {
+    let seqs = instance_with(config, found)?.engine.max_num_seqs;
+    let points = sweep_max_num_seqs_with(config, settings, found, &[seqs], duration_s)?;
+    points.into_iter().next().ok_or_else(|| "the simulator returned nothing".to_string())
+}
+
+/// [`sweep_max_num_seqs`] with the model's own files when the caller found them.
+pub fn sweep_max_num_seqs_with(
+    config: &ServerConfig,
+    settings: &LoadTestSettings,
+    found: Option<&crate::arch::Arch>,
+    values: &[u32],
+    duration_s: f64,
+) -> Result<Vec<SweepPoint>, String> {
     if values.contains(&0) {
         return Err("max_num_seqs must be at least 1: vLLM refuses 0".into());
     }
@@ -433,7 +458,7 @@ pub fn sweep_max_num_seqs(
     for &value in values {
         let mut c = config.clone();
         c.batching.get_or_insert_with(Default::default).max_num_seqs = Some(value);
-        let inst = instance(&c)?;
+        let inst = instance_with(&c, found)?;
         let traces = run_load(inst.engine.clone(), &classes, load, duration_s, 42);
         let s = summarise(&traces, duration_s, warmup);
         points.push(SweepPoint {
