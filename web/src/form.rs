@@ -10,14 +10,14 @@ use serde_json::Value;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::app::{Action, File, State};
 use crate::model;
+use crate::state::{Action, File, State};
 
 pub fn form(state: &UseReducerHandle<State>) -> Html {
     let config_root = schema::schema(FileKind::Config);
     let settings_root = schema::schema(FileKind::Settings);
-    let config_value = model::config_value(&state.config);
-    let settings_value = model::settings_value(&state.settings);
+    let config_value = (*state.config_json).clone();
+    let settings_value = (*state.settings_json).clone();
     html! {
         <div class="form">
             <h3>{"config.toml"}<span class="muted">{" the vLLM server"}</span></h3>
@@ -197,7 +197,12 @@ fn field(
             state.dispatch(Action::SetField(file.clone(), pointer.clone(), model::typed_input(&raw, &kind)))
         })
     };
-    let picker = catalog_picker(pointer, &shown, &dispatch, &key);
+    // The model and the GPU search the catalogs as you type (the start's lists).
+    let list = match pointer {
+        "/model/name" => Some("catalog-models"),
+        "/hardware/gpu" => Some("catalog-gpus"),
+        _ => None,
+    };
     let invalid = diags.iter().any(|d| d.severity == cfg_core::Severity::Error);
     let input = if !choices.is_empty() || kind == "boolean" {
         let options = if kind == "boolean" { vec!["true".to_string(), "false".to_string()] } else { choices };
@@ -218,57 +223,18 @@ fn field(
             Callback::from(move |e: InputEvent| d.emit(e.target_unchecked_into::<HtmlInputElement>().value()))
         };
         html! {
-            <input id={id.clone()} type="text" value={shown} placeholder={default} {oninput} data-pointer={pointer.to_string()}
+            <input id={id.clone()} type="text" value={shown} placeholder={default} {oninput} data-pointer={pointer.to_string()} list={list}
                 aria-describedby={desc_id.clone()} aria-invalid={invalid.to_string()} autocomplete="off" spellcheck="false"/>
         }
     };
     html! {
         <div class={classes!("field", (!diags.is_empty()).then_some("has-diag"))}>
             <label for={id.clone()} title={description.to_string()}>{key}</label>
-            <div class="control">{ picker }{ input }
+            <div class="control">{ input }
                 <div class="desc" id={desc_id} role="tooltip">{schema::first_sentence(description)}</div>
             </div>
             { for diags.into_iter().map(diag_html) }
         </div>
-    }
-}
-
-/// For the GPU and the model: a picker fed by the core's catalogs (memory,
-/// compute capability, parameters), next to the free text for anything else.
-fn catalog_picker(pointer: &str, shown: &str, dispatch: &Callback<String>, key: &str) -> Html {
-    let options: Vec<(String, String)> = match pointer {
-        "/hardware/gpu" => cfg_core::catalog::GPUS
-            .iter()
-            .map(|g| {
-                let cc = g.compute_capability.map_or("ROCm".to_string(), |(a, b)| format!("cc {a}.{b}"));
-                (g.name.to_string(), format!("{} ({} GiB, {cc})", g.name, g.memory_gib))
-            })
-            .collect(),
-        "/model/name" => cfg_core::catalog::models()
-            .iter()
-            .map(|m| {
-                let params =
-                    m.arch.num_parameters.map_or(String::new(), |n| format!(" ({:.1}B params)", n as f64 / 1e9));
-                (m.id.to_string(), format!("{}{params}", m.id))
-            })
-            .collect(),
-        _ => return Html::default(),
-    };
-    let known = options.iter().any(|(v, _)| v.eq_ignore_ascii_case(shown));
-    let onchange = {
-        let d = dispatch.clone();
-        Callback::from(move |e: Event| {
-            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-            if !v.is_empty() {
-                d.emit(v);
-            }
-        })
-    };
-    html! {
-        <select {onchange} class="picker" data-picker={pointer.to_string()} aria-label={format!("{key} from the catalog")}>
-            <option value="" selected={!known}>{"custom (type below)"}</option>
-            { for options.iter().map(|(v, label)| html! { <option value={v.clone()} selected={v.eq_ignore_ascii_case(shown)}>{label}</option> }) }
-        </select>
     }
 }
 

@@ -7,8 +7,8 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::app::{Action, RunView, State};
 use crate::fmt::json_figure;
+use crate::state::{Action, RunView, State};
 use crate::{charts, model, net};
 
 /// An input of the page by its id (for the run controls outside the form).

@@ -3,8 +3,8 @@
 
 use yew::prelude::*;
 
-use crate::app::{Action, State};
 use crate::fmt::{count, figure, thousands};
+use crate::state::{Action, State};
 use crate::{charts, form, net};
 
 /// Starts or not, KV cache, concurrency, errors and warnings, and the
@@ -63,7 +63,7 @@ pub fn summary(state: &UseReducerHandle<State>) -> Html {
 
 /// Import, download and copy both files.
 pub fn file_actions(state: &UseReducerHandle<State>) -> Html {
-    let import = |file: crate::app::File, id: &str, label: &str| {
+    let import = |file: crate::state::File, id: &str, label: &str| {
         let s = state.clone();
         let onchange = Callback::from(move |e: Event| {
             let input = e.target_unchecked_into::<web_sys::HtmlInputElement>();
@@ -86,8 +86,8 @@ pub fn file_actions(state: &UseReducerHandle<State>) -> Html {
             <button id="download-settings" onclick={download("settings.json", state.settings.clone())}>{"download settings.json"}</button>
             <button class="quiet" onclick={copy(state.config.clone())}>{"copy config.toml"}</button>
             <button class="quiet" onclick={copy(state.settings.clone())}>{"copy settings.json"}</button>
-            { import(crate::app::File::Config, "import-config", "open config.toml ") }
-            { import(crate::app::File::Settings, "import-settings", "open settings.json ") }
+            { import(crate::state::File::Config, "import-config", "open config.toml ") }
+            { import(crate::state::File::Settings, "import-settings", "open settings.json ") }
         </div>
     }
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::app::{Action, StartChoices, State};
+use crate::state::{Action, StartChoices, State};
 use crate::{model, net};
 
 /// The largest model file the page reads (a config.json is a few KiB).
@@ -74,7 +74,7 @@ pub fn card(state: &UseReducerHandle<State>) -> Html {
                 </label>
             </div>
             <datalist id="catalog-models">
-                { for cfg_core::catalog::models().iter().map(|m| html! { <option value={m.id}/> }) }
+                { for cfg_core::catalog::ids().map(|id| html! { <option value={id}/> }) }
             </datalist>
             <datalist id="catalog-gpus">
                 { for cfg_core::catalog::GPUS.iter().map(|g| html! { <option value={g.name}>{format!("{} GiB", g.memory_gib)}</option> }) }

@@ -9,7 +9,7 @@ mod gpus;
 mod models;
 
 pub use gpus::GPUS;
-pub use models::{CatalogModel, config_json, find_model, models};
+pub use models::{CatalogModel, config_json, find_model, ids, models};
 
 /// Who makes a GPU; decides which vendor-specific checks apply
 /// (compute capability only means something on NVIDIA).

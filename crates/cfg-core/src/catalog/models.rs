@@ -37,20 +37,29 @@ pub struct CatalogModel {
 /// Every catalog model, read once.
 pub fn models() -> &'static [CatalogModel] {
     static MODELS: OnceLock<Vec<CatalogModel>> = OnceLock::new();
-    MODELS.get_or_init(|| {
-        let weights: serde_json::Value = serde_json::from_str(WEIGHTS).unwrap_or_default();
-        CONFIGS
-            .iter()
-            .map(|(id, json)| {
-                let origin = format!("the catalog's copy of {id}'s config.json");
-                let mut arch = crate::hf::read_model(json, None, &origin)
-                    .unwrap_or_else(|e| panic!("catalog config of {id} does not read: {e}"));
-                arch.catalog_id = Some((*id).to_string());
-                arch.weight_bytes =
-                    weights.pointer(&format!("/{}/total_size", id.replace('/', "~1"))).and_then(|v| v.as_u64());
-                CatalogModel { id, arch }
-            })
-            .collect()
+    MODELS.get_or_init(|| (0..CONFIGS.len()).map(|i| model_at(i).clone()).collect())
+}
+
+/// The catalog's model ids, without reading any config.
+pub fn ids() -> impl Iterator<Item = &'static str> {
+    CONFIGS.iter().map(|(id, _)| *id)
+}
+
+/// The model at an index of the catalog, read the first time it is asked for:
+/// a lookup reads one config.json, not all of them (the web page starts faster).
+fn model_at(index: usize) -> &'static CatalogModel {
+    static READ: OnceLock<Vec<OnceLock<CatalogModel>>> = OnceLock::new();
+    let cells = READ.get_or_init(|| CONFIGS.iter().map(|_| OnceLock::new()).collect());
+    cells[index].get_or_init(|| {
+        static WEIGHT_SIZES: OnceLock<serde_json::Value> = OnceLock::new();
+        let weights = WEIGHT_SIZES.get_or_init(|| serde_json::from_str(WEIGHTS).unwrap_or_default());
+        let (id, json) = CONFIGS[index];
+        let origin = format!("the catalog's copy of {id}'s config.json");
+        let mut arch = crate::hf::read_model(json, None, &origin)
+            .unwrap_or_else(|e| panic!("catalog config of {id} does not read: {e}"));
+        arch.catalog_id = Some(id.to_string());
+        arch.weight_bytes = weights.pointer(&format!("/{}/total_size", id.replace('/', "~1"))).and_then(|v| v.as_u64());
+        CatalogModel { id, arch }
     })
 }
 
@@ -67,11 +76,11 @@ pub fn config_json(id: &str) -> Option<&'static str> {
 pub fn find_model(name: &str) -> Option<&'static CatalogModel> {
     let wanted = name.trim().trim_end_matches('/');
     let wanted = RENAMES.iter().find(|(old, _)| old.eq_ignore_ascii_case(wanted)).map_or(wanted, |(_, new)| *new);
-    let all = models();
-    all.iter().find(|m| m.id.eq_ignore_ascii_case(wanted)).or_else(|| {
+    let index = ids().position(|id| id.eq_ignore_ascii_case(wanted)).or_else(|| {
         let tail = wanted.rsplit('/').next().unwrap_or(wanted);
-        all.iter().find(|m| m.id.rsplit('/').next().is_some_and(|t| t.eq_ignore_ascii_case(tail)))
-    })
+        ids().position(|id| id.rsplit('/').next().is_some_and(|t| t.eq_ignore_ascii_case(tail)))
+    })?;
+    Some(model_at(index))
 }
 
 #[cfg(test)]

@@ -518,7 +518,7 @@ fn present_keys(text: &str, kind: FileKind, section: &str) -> Vec<String> {
 fn value_choices(pointer: &str, key: &KeyDoc) -> Vec<(String, bool)> {
     match pointer {
         "/hardware/gpu" => cfg_core::catalog::GPUS.iter().map(|g| (g.name.to_string(), true)).collect(),
-        "/model/name" => cfg_core::catalog::models().iter().map(|m| (m.id.to_string(), true)).collect(),
+        "/model/name" => cfg_core::catalog::ids().map(|id| (id.to_string(), true)).collect(),
         _ if key.expected.as_deref() == Some("true or false") => {
             vec![("true".to_string(), false), ("false".to_string(), false)]
         }

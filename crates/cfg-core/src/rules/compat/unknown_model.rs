@@ -28,7 +28,7 @@ fn check(d: &ConfigContext<'_>, out: &mut Vec<crate::diagnostic::Finding>) {
     if d.arch.origin.is_some() || config.model.architecture.is_some() {
         return;
     }
-    let ids: Vec<String> = crate::catalog::models().iter().map(|m| m.id.to_string()).collect();
+    let ids: Vec<String> = crate::catalog::ids().map(str::to_string).collect();
     let name = &config.model.name;
     let mut f = RULE
         .finding(

@@ -2,9 +2,10 @@
 //! SchemaStore need), and validation of a parsed file against them with every
 //! error mapped back to the key or value it is about.
 
+mod validator;
+
 use std::sync::OnceLock;
 
-use jsonschema::error::ValidationErrorKind;
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::Value as Json;
@@ -13,6 +14,9 @@ use crate::diagnostic::{Finding, Severity, Target};
 use crate::kind::FileKind;
 use crate::model::{BenchResult, LoadTestSettings, ServerConfig};
 use crate::tree::{join_pointer, pointer_tokens};
+use validator::ErrorKind as ValidationErrorKind;
+
+pub use validator::is_valid;
 
 /// The schema of a file kind as pretty JSON with a trailing newline, exactly
 /// as committed under `schemas/`.
@@ -25,6 +29,20 @@ pub fn schema_text(kind: FileKind) -> String {
 pub fn schema(kind: FileKind) -> &'static Json {
     static SCHEMAS: OnceLock<[Json; 3]> = OnceLock::new();
     let all = SCHEMAS.get_or_init(|| {
+        // The browser reads the committed schemas instead of generating them:
+        // a fifth of the page's start-up, and the schema generator's code out
+        // of the bundle. CI's schema stage keeps them equal to what the code
+        // generates; natively they are always generated.
+        #[cfg(target_arch = "wasm32")]
+        {
+            let read = |text: &str| serde_json::from_str::<Json>(text).expect("the committed schemas are JSON");
+            return [
+                read(include_str!("../../../../schemas/config.schema.json")),
+                read(include_str!("../../../../schemas/settings.schema.json")),
+                read(include_str!("../../../../schemas/result.schema.json")),
+            ];
+        }
+        #[allow(unreachable_code)]
         let mut config = generate::<ServerConfig>();
         let mut settings = generate::<LoadTestSettings>();
         // An absent key is how these files say "default"; null is never meant.
@@ -96,17 +114,6 @@ fn strip_numeric_formats(value: &mut Json) {
     }
 }
 
-fn validator(kind: FileKind) -> &'static jsonschema::Validator {
-    static VALIDATORS: OnceLock<Vec<jsonschema::Validator>> = OnceLock::new();
-    let all = VALIDATORS.get_or_init(|| {
-        FileKind::ALL
-            .iter()
-            .map(|&k| jsonschema::draft7::new(schema(k)).expect("generated schemas are valid draft-07"))
-            .collect()
-    });
-    &all[kind as usize]
-}
-
 /// Rule codes of schema violations. They are registered rules like any other
 /// (see `rules::schema`), so `cfg-lint explain CFG002` works for them too.
 pub mod codes {
@@ -137,22 +144,26 @@ pub fn validate(kind: FileKind, instance: &Json, claims: EnumClaims<'_>, limit: 
     let mut out = Validation::default();
     // Seen (target, code, message): a set, so thousands of findings stay linear.
     let mut seen = std::collections::HashSet::new();
-    for error in validator(kind).iter_errors(instance) {
+    // One more than the limit: whether there were more is itself news.
+    for error in validator::validate(schema, instance, limit.saturating_add(1)) {
         // Past `limit` the rest is only noted: explaining each (a suggestion, a
         // search of the schema) would cost far more than the file is worth.
         if out.findings.len() >= limit {
             out.more = true;
             break;
         }
-        let pointer = error.instance_path().as_str().to_string();
-        let found: Vec<Finding> = match error.kind() {
+        let pointer = error.path;
+        let found: Vec<Finding> = match &error.kind {
             // One finding per unknown key, each pointing at its own key.
             ValidationErrorKind::AdditionalProperties { unexpected } => {
                 let room = limit - out.findings.len();
                 out.more |= unexpected.len() > room;
                 unexpected.iter().take(room).map(|name| unknown_key(name, &pointer, schema, kind)).collect()
             }
-            error_kind => vec![finding_for(error_kind, &pointer, error.instance(), schema, kind, claims)],
+            error_kind => {
+                let value = instance.pointer(&pointer).unwrap_or(&Json::Null);
+                vec![finding_for(error_kind, &pointer, value, schema, kind, claims)]
+            }
         };
         for f in found {
             if seen.insert(format!("{:?}\u{0}{}\u{0}{}", f.target, f.code, f.message)) {
@@ -205,7 +216,7 @@ fn finding_for(
     };
     match kind {
         ValidationErrorKind::Required { property } => {
-            let name = property.as_str().unwrap_or_default();
+            let name = property.as_str();
             let prop_doc = sub
                 .and_then(|s| s.get("properties"))
                 .and_then(|p| p.get(name))
@@ -220,10 +231,8 @@ fn finding_for(
             });
             f
         }
-        ValidationErrorKind::Type { kind } => {
-            let expected =
-                format!("{kind:?}").to_lowercase().replace("single(", "").replace("multiple(", "").replace(')', "");
-            let expected = expected_type(sub, file).unwrap_or(expected);
+        ValidationErrorKind::Type { expected } => {
+            let expected = expected_type(sub, file).unwrap_or_else(|| expected.join(" or "));
             let mut f =
                 make(WRONG_TYPE, format!("`{key_name}` must be {expected}, found {}", describe(instance, file)), false);
             if let Some(d) = doc {
@@ -231,10 +240,10 @@ fn finding_for(
             }
             f
         }
-        ValidationErrorKind::Enum { .. }
-        | ValidationErrorKind::OneOfNotValid { .. }
+        ValidationErrorKind::Enum
+        | ValidationErrorKind::OneOfNotValid
         | ValidationErrorKind::AnyOf { .. }
-        | ValidationErrorKind::Constant { .. } => {
+        | ValidationErrorKind::Constant => {
             let options = enum_values(schema, sub);
             if let (true, ValidationErrorKind::AnyOf { context }) = (options.is_empty(), kind) {
                 // max_model_len = 0 is an integer out of range, "1.5K" a string of the
@@ -242,11 +251,11 @@ fn finding_for(
                 let same_shape = context.iter().find(|branch| {
                     !branch.is_empty()
                         && branch.iter().all(|e| {
-                            !matches!(e.kind(), ValidationErrorKind::Type { .. } | ValidationErrorKind::Constant { .. })
+                            !matches!(e.kind, ValidationErrorKind::Type { .. } | ValidationErrorKind::Constant)
                         })
                 });
                 if let Some(error) = same_shape.and_then(|b| b.first()) {
-                    return finding_for(error.kind(), pointer, instance, schema, file, claims);
+                    return finding_for(&error.kind, pointer, instance, schema, file, claims);
                 }
             }
             if options.is_empty() {
@@ -305,16 +314,16 @@ fn finding_for(
         ValidationErrorKind::MaxProperties { limit } => {
             range_finding(make(OUT_OF_RANGE, format!("`{key_name}` has more than {limit} entries"), false), doc)
         }
-        ValidationErrorKind::PropertyNames { error } => {
-            let name = error.instance().as_str().unwrap_or_default().to_string();
+        ValidationErrorKind::PropertyNames { name, error } => {
+            let name = name.clone();
             let at = join_pointer(&pointer_tokens(pointer).chain(std::iter::once(name.clone())).collect::<Vec<_>>());
             let section = section_name(pointer, file);
-            match error.kind() {
+            match error.as_ref() {
                 ValidationErrorKind::MaxLength { limit } | ValidationErrorKind::MinLength { limit } => Finding::new(
                     OUT_OF_RANGE.0,
                     OUT_OF_RANGE.1,
                     Severity::Error,
-                    if matches!(error.kind(), ValidationErrorKind::MaxLength { .. }) {
+                    if matches!(error.as_ref(), ValidationErrorKind::MaxLength { .. }) {
                         format!(
                             "the name `{}` is {} characters long; names in {section} have at most {limit}",
                             shorten(&name),
@@ -325,7 +334,7 @@ fn finding_for(
                     },
                     target(file, at, true),
                 )
-                .help(if matches!(error.kind(), ValidationErrorKind::MaxLength { .. }) {
+                .help(if matches!(error.as_ref(), ValidationErrorKind::MaxLength { .. }) {
                     "use a shorter name: it labels the class in results, reports and charts"
                 } else {
                     "give it a name"
