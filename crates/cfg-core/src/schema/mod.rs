@@ -2,7 +2,7 @@
 //! SchemaStore need), and validation of a parsed file against them with every
 //! error mapped back to the key or value it is about.
 
-mod validator;
+pub mod validator;
 
 use std::sync::OnceLock;
 
