@@ -26,11 +26,20 @@ pub fn summary(state: &UseReducerHandle<State>) -> Html {
             <div class="stat"><span class="stat-value">{format!("{}×", figure(m.max_concurrency))}</span><span class="stat-label">{format!("requests of {} tokens at once", thousands(u64::from(m.max_model_len)))}</span></div>
         </> }
     });
+    // The settings' own SLA, when the prediction already misses it.
+    let sla_ttft = report.settings.as_ref().and_then(|s| s.sla.as_ref()).and_then(|s| s.ttft_p99_ms);
+    let over_sla = |ttft: f64| sla_ttft.filter(|&limit| ttft > limit);
     let prediction = match &state.prediction {
         Some((g, Ok(prediction))) if *g == state.generation => {
             match (prediction.point.ttft_p99_ms, prediction.point.note.as_deref()) {
                 (Some(ttft), _) => html! { <>
-                    <div class="stat" title={format!("the built-in simulator, {:.0} s of this load in virtual time", prediction.seconds)}><span class="stat-value">{format!("{} ms", figure(ttft))}</span><span class="stat-label">{"predicted TTFT p99"}</span></div>
+                    <div class="stat" id="predicted-ttft" data-over-sla={over_sla(ttft).is_some().to_string()} title={format!("the built-in simulator, {:.0} s of this load in virtual time", prediction.seconds)}>
+                        <span class={classes!("stat-value", over_sla(ttft).is_some().then_some("bad"))}>{format!("{} ms", figure(ttft))}</span>
+                        <span class="stat-label">{ match over_sla(ttft) {
+                            Some(limit) => format!("predicted TTFT p99, over the SLA's {} ms", figure(limit)),
+                            None => "predicted TTFT p99".to_string(),
+                        } }</span>
+                    </div>
                     <div class="stat" title="output tokens of the requests that finished in the simulated window"><span class="stat-value">{format!("{} tok/s", figure(prediction.point.output_tokens_per_sec))}</span><span class="stat-label">{format!("predicted output, {} at once", prediction.point.value)}</span></div>
                 </> },
                 (None, Some(note)) => {
