@@ -14,18 +14,47 @@ use crate::model;
 use crate::state::{Action, File, State};
 
 pub fn form(state: &UseReducerHandle<State>) -> Html {
-    let config_root = schema::schema(FileKind::Config);
-    let settings_root = schema::schema(FileKind::Settings);
     let config_value = (*state.config_json).clone();
     let settings_value = (*state.settings_json).clone();
     html! {
         <div class="form">
             <h3>{"config.toml"}<span class="muted">{" the vLLM server"}</span></h3>
-            { children(state, File::Config, config_root, "", config_root, config_value.as_ref()) }
+            { children(state, &Place::top(File::Config, config_value.as_ref())) }
             <h3>{"settings.json"}<span class="muted">{" the load test"}</span></h3>
-            { section(state, File::Settings, settings_root, "", settings_root, settings_value.as_ref()) }
+            { section(state, &Place::top(File::Settings, settings_value.as_ref())) }
             { classes_table(state, settings_value.as_ref()) }
         </div>
+    }
+}
+
+/// Where the form is in one file: its schema there and its value there.
+struct Place<'a> {
+    file: File,
+    root: &'static Value,
+    pointer: String,
+    /// The schema as the parent writes it (resolve it for the type).
+    schema: &'static Value,
+    value: Option<&'a Value>,
+}
+
+impl<'a> Place<'a> {
+    fn top(file: File, value: Option<&'a Value>) -> Self {
+        let root = schema::schema(if file == File::Config { FileKind::Config } else { FileKind::Settings });
+        Place { file, root, pointer: String::new(), schema: root, value }
+    }
+
+    fn child(&self, key: &str, schema: &'static Value) -> Place<'a> {
+        Place {
+            file: self.file.clone(),
+            root: self.root,
+            pointer: format!("{}/{}", self.pointer, cfg_core::tree::escape_token(key)),
+            schema,
+            value: self.value.and_then(|v| v.get(key)),
+        }
+    }
+
+    fn resolved(&self) -> &'static Value {
+        schema::resolve(self.root, self.schema)
     }
 }
 
@@ -57,36 +86,23 @@ pub fn diag_html(d: &Diagnostic) -> Html {
 }
 
 /// The properties of an object schema: scalars as fields, objects as sections.
-fn children(
-    state: &UseReducerHandle<State>,
-    file: File,
-    root: &Value,
-    pointer: &str,
-    sub: &Value,
-    current: Option<&Value>,
-) -> Html {
-    let sub = schema::resolve(root, sub);
-    let props = sub.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+fn children(state: &UseReducerHandle<State>, at: &Place<'_>) -> Html {
+    let Some(props) = at.resolved().get("properties").and_then(Value::as_object) else { return Html::default() };
     let (fields, sections): (Vec<_>, Vec<_>) = props
         .iter()
         .filter(|(k, _)| !matches!(k.as_str(), "$schema" | "request_distribution" | "bursts"))
-        .partition(|(_, p)| schema::resolve(root, p).get("properties").is_none());
-    let fields = fields.into_iter().map(|(k, p)| {
-        let child = format!("{pointer}/{}", cfg_core::tree::escape_token(k));
-        field(state, file.clone(), root, &child, p, current.and_then(|c| c.get(k)))
-    });
-    let sections = sections.into_iter().filter_map(|(k, p)| {
-        let child = format!("{pointer}/{}", cfg_core::tree::escape_token(k));
-        let value = current.and_then(|c| c.get(k));
-        if child == "/model/architecture" && file == File::Config {
+        .map(|(k, p)| at.child(k, p))
+        .partition(|child| child.resolved().get("properties").is_none());
+    let fields = fields.iter().map(|child| field(state, child));
+    let sections = sections.iter().filter_map(|child| {
+        if child.pointer == "/model/architecture" && child.file == File::Config {
             // Only where the model's architecture is not known, or was overridden.
-            let name = state.config_name();
-            let known = model::model_resolved(&name, state.model_files.as_deref());
-            if known && count_set(value) == 0 {
+            let known = model::model_resolved(&state.config_name(), state.model_files.as_deref());
+            if known && count_set(child.value) == 0 {
                 return None;
             }
         }
-        Some(section(state, file.clone(), root, &child, p, value))
+        Some(section(state, child))
     });
     html! { <>{ for fields }{ for sections }</> }
 }
@@ -103,18 +119,11 @@ fn count_set(value: Option<&Value>) -> usize {
 /// A collapsible section for an object schema. Closed, it still says how many
 /// values are set in it and how many errors and warnings; its fields are only
 /// built when it is open.
-fn section(
-    state: &UseReducerHandle<State>,
-    file: File,
-    root: &Value,
-    pointer: &str,
-    sub: &Value,
-    current: Option<&Value>,
-) -> Html {
-    let resolved = schema::resolve(root, sub);
+fn section(state: &UseReducerHandle<State>, at: &Place<'_>) -> Html {
+    let (file, pointer, current) = (&at.file, at.pointer.as_str(), at.value);
     let name = cfg_core::tree::pointer_tokens(pointer).last().unwrap_or_else(|| "load test".into());
-    let key = section_key(&file, pointer);
-    let fname = file_name(&file);
+    let key = section_key(file, pointer);
+    let fname = file_name(file);
     let inside: Vec<&Diagnostic> = state
         .report
         .diagnostics
@@ -135,7 +144,7 @@ fn section(
             s.dispatch(Action::Toggle(key.clone(), details.open()));
         })
     };
-    let desc = resolved.get("description").and_then(Value::as_str).map(schema::first_sentence).unwrap_or_default();
+    let desc = at.resolved().get("description").and_then(Value::as_str).map(schema::first_sentence).unwrap_or_default();
     let set = count_set(current);
     let own = diags_for(&state.report, fname, pointer);
     html! {
@@ -150,7 +159,7 @@ fn section(
             if open {
                 <p class="section-desc">{desc}</p>
                 { for own.into_iter().map(diag_html) }
-                { children(state, file, root, pointer, sub, current) }
+                { children(state, at) }
             }
         </details>
     }
@@ -158,15 +167,9 @@ fn section(
 
 /// One form field, built from its schema: label, input, default as the
 /// placeholder, the description shown on hover or focus.
-fn field(
-    state: &UseReducerHandle<State>,
-    file: File,
-    root: &Value,
-    pointer: &str,
-    sub: &Value,
-    current: Option<&Value>,
-) -> Html {
-    let sub = schema::resolve(root, sub);
+fn field(state: &UseReducerHandle<State>, at: &Place<'_>) -> Html {
+    let (file, pointer, current) = (at.file.clone(), at.pointer.as_str(), at.value);
+    let sub = at.resolved();
     let key = cfg_core::tree::pointer_tokens(pointer).last().unwrap_or_default();
     let description = sub.get("description").and_then(Value::as_str).unwrap_or("");
     // A value with several spellings (max_model_len: 8192, "32k", "auto") is typed
@@ -178,7 +181,7 @@ fn field(
         .unwrap_or("string")
         .to_string();
     let default = sub.get("default").map(|d| d.to_string()).unwrap_or_default();
-    let choices = schema::enum_values(root, Some(sub));
+    let choices = schema::enum_values(at.root, Some(sub));
     let diags = diags_for(&state.report, file_name(&file), pointer);
     let shown = match current {
         Some(Value::String(s)) => s.clone(),

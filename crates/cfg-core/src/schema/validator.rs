@@ -84,16 +84,29 @@ pub struct Error {
 /// Validates `instance` against `root` (a draft-07 schema whose `$ref`s point
 /// into itself); stops after `cap` errors.
 pub fn validate(root: &'static Json, instance: &Json, cap: usize) -> Vec<Error> {
+    let tree = compiled(root, root);
     let mut out = Errors { list: Vec::new(), cap };
-    Walker { root }.check(root, instance, &mut String::new(), &mut out, 0);
+    tree.check(tree.start, instance, &mut String::new(), &mut out, 0);
     out.list
 }
 
-/// Whether `instance` is valid, without collecting errors.
+/// Whether `instance` is valid against `schema` (inside `root`), without
+/// collecting errors.
 pub fn is_valid(root: &'static Json, schema: &'static Json, instance: &Json) -> bool {
+    let tree = compiled(root, schema);
     let mut out = Errors { list: Vec::new(), cap: 1 };
-    Walker { root }.check(schema, instance, &mut String::new(), &mut out, 0);
+    tree.check(tree.start, instance, &mut String::new(), &mut out, 0);
     out.list.is_empty()
+}
+
+/// The schema compiled once per (root, start) and kept: keyword lookups,
+/// `$ref` resolution and regex compilation happen here, not per value.
+fn compiled(root: &'static Json, start: &'static Json) -> &'static Tree {
+    type Cache = std::sync::Mutex<HashMap<(usize, usize), &'static Tree>>;
+    static TREES: OnceLock<Cache> = OnceLock::new();
+    let key = (root as *const Json as usize, start as *const Json as usize);
+    let mut trees = TREES.get_or_init(Default::default).lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    trees.entry(key).or_insert_with(|| Box::leak(Box::new(Tree::compile(root, start))))
 }
 
 struct Errors {
@@ -117,58 +130,188 @@ impl Errors {
 /// few levels; a cycle or a hostile instance stops here instead of the stack.
 const MAX_DEPTH: usize = 64;
 
-struct Walker {
-    root: &'static Json,
+type NodeId = usize;
+
+enum Additional {
+    Any,
+    Forbidden,
+    Schema(NodeId),
 }
 
-impl Walker {
-    fn check(&self, schema: &'static Json, value: &Json, path: &mut String, out: &mut Errors, depth: usize) {
+enum Items {
+    Any,
+    Each(NodeId),
+    Tuple(Vec<NodeId>),
+}
+
+/// One schema object, its keywords read out.
+struct Node {
+    /// `$ref`: in draft 7 the other keywords beside it are ignored.
+    reference: Option<NodeId>,
+    types: Option<Vec<String>>,
+    enum_values: Option<&'static [Json]>,
+    constant: Option<&'static Json>,
+    properties: HashMap<&'static str, NodeId>,
+    additional: Additional,
+    required: Vec<&'static str>,
+    property_names: Option<NodeId>,
+    min_properties: Option<u64>,
+    max_properties: Option<u64>,
+    items: Items,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    /// The pattern as written, and compiled (`None` when it does not compile:
+    /// then it refuses nothing; a test makes sure every committed one does).
+    pattern: Option<(&'static str, Option<regex_lite::Regex>)>,
+    minimum: Option<&'static Json>,
+    maximum: Option<&'static Json>,
+    exclusive_minimum: Option<&'static Json>,
+    exclusive_maximum: Option<&'static Json>,
+    all_of: Vec<NodeId>,
+    any_of: Vec<NodeId>,
+    one_of: Vec<NodeId>,
+    /// When every `oneOf` alternative is only a string `const` (how schemars
+    /// writes a documented enum): the strings, matched without recursion.
+    one_of_strings: Option<Vec<&'static str>>,
+}
+
+struct Tree {
+    nodes: Vec<Node>,
+    start: NodeId,
+}
+
+impl Tree {
+    fn compile(root: &'static Json, start: &'static Json) -> Tree {
+        let mut tree = Tree { nodes: Vec::new(), start: 0 };
+        let mut ids = HashMap::new();
+        tree.start = tree.node(root, start, &mut ids);
+        tree
+    }
+
+    /// The node for a schema object, compiled once (by address: `$ref` cycles end here).
+    fn node(&mut self, root: &'static Json, schema: &'static Json, ids: &mut HashMap<usize, NodeId>) -> NodeId {
+        let address = schema as *const Json as usize;
+        if let Some(&id) = ids.get(&address) {
+            return id;
+        }
+        let id = self.nodes.len();
+        ids.insert(address, id);
+        self.nodes.push(Node::empty());
+        let empty = serde_json::Map::new();
+        let s: &'static serde_json::Map<String, Json> = match schema.as_object() {
+            Some(m) => m,
+            None => Box::leak(Box::new(empty)),
+        };
+        let mut sub = |this: &mut Tree, v: &'static Json| this.node(root, v, ids);
+        let mut node = Node::empty();
+        if let Some(target) = s.get("$ref").and_then(Json::as_str) {
+            if let Some(t) = target.strip_prefix('#').and_then(|p| root.pointer(p)) {
+                node.reference = Some(sub(self, t));
+            }
+            self.nodes[id] = node;
+            return id;
+        }
+        let u64_of = |k: &str| s.get(k).and_then(Json::as_u64);
+        let number_of = |k: &str| s.get(k).filter(|v| v.is_number());
+        node.types = s.get("type").map(|t| match t {
+            Json::String(n) => vec![n.clone()],
+            Json::Array(a) => a.iter().filter_map(Json::as_str).map(str::to_string).collect(),
+            _ => Vec::new(),
+        });
+        node.enum_values = s.get("enum").and_then(Json::as_array).map(Vec::as_slice);
+        node.constant = s.get("const");
+        if let Some(props) = s.get("properties").and_then(Json::as_object) {
+            for (name, v) in props {
+                let child = sub(self, v);
+                node.properties.insert(name.as_str(), child);
+            }
+        }
+        node.additional = match s.get("additionalProperties") {
+            Some(Json::Bool(false)) => Additional::Forbidden,
+            Some(v @ Json::Object(_)) => Additional::Schema(sub(self, v)),
+            _ => Additional::Any,
+        };
+        node.required =
+            s.get("required").and_then(Json::as_array).into_iter().flatten().filter_map(Json::as_str).collect();
+        node.property_names = s.get("propertyNames").map(|v| sub(self, v));
+        node.min_properties = u64_of("minProperties");
+        node.max_properties = u64_of("maxProperties");
+        node.items = match s.get("items") {
+            Some(Json::Array(tuple)) => Items::Tuple(tuple.iter().map(|v| sub(self, v)).collect()),
+            Some(one) => Items::Each(sub(self, one)),
+            None => Items::Any,
+        };
+        node.min_items = u64_of("minItems");
+        node.max_items = u64_of("maxItems");
+        node.min_length = u64_of("minLength");
+        node.max_length = u64_of("maxLength");
+        node.pattern = s.get("pattern").and_then(Json::as_str).map(|p| (p, regex_lite::Regex::new(p).ok()));
+        node.minimum = number_of("minimum");
+        node.maximum = number_of("maximum");
+        node.exclusive_minimum = number_of("exclusiveMinimum");
+        node.exclusive_maximum = number_of("exclusiveMaximum");
+        let list = |this: &mut Tree, k: &str, sub: &mut dyn FnMut(&mut Tree, &'static Json) -> NodeId| -> Vec<NodeId> {
+            s.get(k).and_then(Json::as_array).into_iter().flatten().map(|v| sub(this, v)).collect()
+        };
+        node.all_of = list(self, "allOf", &mut sub);
+        node.any_of = list(self, "anyOf", &mut sub);
+        node.one_of = list(self, "oneOf", &mut sub);
+        node.one_of_strings = s.get("oneOf").and_then(Json::as_array).and_then(|alts| {
+            alts.iter()
+                .map(|a| {
+                    let m = a.as_object()?;
+                    let only_const = m.keys().all(|k| matches!(k.as_str(), "const" | "description" | "title" | "type"));
+                    let text = m.get("const")?.as_str()?;
+                    let typed = m.get("type").is_none_or(|t| t == "string");
+                    (only_const && typed).then_some(text)
+                })
+                .collect()
+        });
+        self.nodes[id] = node;
+        id
+    }
+
+    fn check(&self, id: NodeId, value: &Json, path: &mut String, out: &mut Errors, depth: usize) {
         if out.full() || depth > MAX_DEPTH {
             return;
         }
-        let Some(s) = schema.as_object() else { return };
-        // Draft 7: beside `$ref`, other keywords are ignored.
-        if let Some(target) = s.get("$ref").and_then(Json::as_str) {
-            if let Some(t) = target.strip_prefix('#').and_then(|p| self.root.pointer(p)) {
-                self.check(t, value, path, out, depth + 1);
-            }
+        let n = &self.nodes[id];
+        if let Some(target) = n.reference {
+            self.check(target, value, path, out, depth + 1);
             return;
         }
-        if let Some(t) = s.get("type")
-            && !type_matches(t, value)
+        if let Some(types) = &n.types
+            && !types.iter().any(|t| is_type(t, value))
         {
-            let expected = match t {
-                Json::String(n) => vec![n.clone()],
-                Json::Array(a) => a.iter().filter_map(Json::as_str).map(str::to_string).collect(),
-                _ => Vec::new(),
-            };
-            out.push(path, ErrorKind::Type { expected });
+            out.push(path, ErrorKind::Type { expected: types.clone() });
             // The other keywords would only repeat the mismatch.
             return;
         }
-        if let Some(values) = s.get("enum").and_then(Json::as_array)
+        if let Some(values) = n.enum_values
             && !values.iter().any(|v| equal(v, value))
         {
             out.push(path, ErrorKind::Enum);
         }
-        if let Some(c) = s.get("const")
+        if let Some(c) = n.constant
             && !equal(c, value)
         {
             out.push(path, ErrorKind::Constant);
         }
         match value {
-            Json::Object(map) => self.object(s, map, path, out, depth),
-            Json::Array(items) => self.array(s, items, path, out, depth),
-            Json::String(text) => string(s, text, path, out),
-            Json::Number(_) => number(s, value, path, out),
+            Json::Object(map) => self.object(n, map, path, out, depth),
+            Json::Array(items) => self.array(n, items, path, out, depth),
+            Json::String(text) => string(n, text, path, out),
+            Json::Number(_) => number(n, value, path, out),
             _ => {}
         }
-        for sub in s.get("allOf").and_then(Json::as_array).into_iter().flatten() {
+        for &sub in &n.all_of {
             self.check(sub, value, path, out, depth + 1);
         }
-        if let Some(alts) = s.get("anyOf").and_then(Json::as_array) {
+        if !n.any_of.is_empty() {
             let mut context = Vec::new();
-            for alt in alts {
+            for &alt in &n.any_of {
                 let mut branch = Errors { list: Vec::new(), cap: out.cap };
                 self.check(alt, value, path, &mut branch, depth + 1);
                 if branch.list.is_empty() {
@@ -181,16 +324,21 @@ impl Walker {
                 out.push(path, ErrorKind::AnyOf { context });
             }
         }
-        if let Some(alts) = s.get("oneOf").and_then(Json::as_array) {
-            let valid = alts
-                .iter()
-                .filter(|alt| {
-                    let mut branch = Errors { list: Vec::new(), cap: 1 };
-                    self.check(alt, value, path, &mut branch, depth + 1);
-                    branch.list.is_empty()
-                })
-                .take(2)
-                .count();
+        if !n.one_of.is_empty() {
+            let valid = match (&n.one_of_strings, value.as_str()) {
+                (Some(strings), Some(text)) => strings.iter().filter(|s| **s == text).take(2).count(),
+                (Some(_), None) => 0,
+                (None, _) => n
+                    .one_of
+                    .iter()
+                    .filter(|&&alt| {
+                        let mut branch = Errors { list: Vec::new(), cap: 1 };
+                        self.check(alt, value, path, &mut branch, depth + 1);
+                        branch.list.is_empty()
+                    })
+                    .take(2)
+                    .count(),
+            };
             match valid {
                 0 => out.push(path, ErrorKind::OneOfNotValid),
                 1 => {}
@@ -199,31 +347,23 @@ impl Walker {
         }
     }
 
-    fn object(
-        &self,
-        s: &'static serde_json::Map<String, Json>,
-        map: &serde_json::Map<String, Json>,
-        path: &mut String,
-        out: &mut Errors,
-        depth: usize,
-    ) {
-        let props = s.get("properties").and_then(Json::as_object);
-        for name in s.get("required").and_then(Json::as_array).into_iter().flatten().filter_map(Json::as_str) {
-            if !map.contains_key(name) {
+    fn object(&self, n: &Node, map: &serde_json::Map<String, Json>, path: &mut String, out: &mut Errors, depth: usize) {
+        for name in &n.required {
+            if !map.contains_key(*name) {
                 out.push(path, ErrorKind::Required { property: name.to_string() });
             }
         }
-        if let Some(limit) = s.get("minProperties").and_then(Json::as_u64)
+        if let Some(limit) = n.min_properties
             && (map.len() as u64) < limit
         {
             out.push(path, ErrorKind::MinProperties { limit });
         }
-        if let Some(limit) = s.get("maxProperties").and_then(Json::as_u64)
+        if let Some(limit) = n.max_properties
             && map.len() as u64 > limit
         {
             out.push(path, ErrorKind::MaxProperties { limit });
         }
-        if let Some(names) = s.get("propertyNames") {
+        if let Some(names) = n.property_names {
             for name in map.keys() {
                 let mut first = Errors { list: Vec::new(), cap: 1 };
                 self.check(names, &Json::String(name.clone()), &mut String::new(), &mut first, depth + 1);
@@ -232,22 +372,19 @@ impl Walker {
                 }
             }
         }
-        let additional = s.get("additionalProperties");
         let mut unexpected = Vec::new();
         for (name, v) in map {
             if out.full() {
                 return;
             }
-            let sub = match props.and_then(|p| p.get(name)) {
-                Some(sub) => sub,
-                None => match additional {
-                    Some(Json::Bool(false)) => {
-                        unexpected.push(name.clone());
-                        continue;
-                    }
-                    Some(sub @ Json::Object(_)) => sub,
-                    _ => continue,
-                },
+            let sub = match (n.properties.get(name.as_str()), &n.additional) {
+                (Some(&sub), _) => sub,
+                (None, Additional::Forbidden) => {
+                    unexpected.push(name.clone());
+                    continue;
+                }
+                (None, Additional::Schema(sub)) => *sub,
+                (None, Additional::Any) => continue,
             };
             let len = path.len();
             path.push('/');
@@ -260,35 +397,29 @@ impl Walker {
         }
     }
 
-    fn array(
-        &self,
-        s: &'static serde_json::Map<String, Json>,
-        items: &[Json],
-        path: &mut String,
-        out: &mut Errors,
-        depth: usize,
-    ) {
-        if let Some(limit) = s.get("minItems").and_then(Json::as_u64)
+    fn array(&self, n: &Node, items: &[Json], path: &mut String, out: &mut Errors, depth: usize) {
+        if let Some(limit) = n.min_items
             && (items.len() as u64) < limit
         {
             out.push(path, ErrorKind::MinItems { limit });
         }
-        if let Some(limit) = s.get("maxItems").and_then(Json::as_u64)
+        if let Some(limit) = n.max_items
             && items.len() as u64 > limit
         {
             out.push(path, ErrorKind::MaxItems { limit });
         }
-        let each = |i: usize| -> Option<&'static Json> {
-            match s.get("items")? {
-                Json::Array(tuple) => tuple.get(i),
-                one => Some(one),
-            }
-        };
         for (i, v) in items.iter().enumerate() {
             if out.full() {
                 return;
             }
-            let Some(sub) = each(i) else { continue };
+            let sub = match &n.items {
+                Items::Any => break,
+                Items::Each(one) => *one,
+                Items::Tuple(tuple) => match tuple.get(i) {
+                    Some(&t) => t,
+                    None => break,
+                },
+            };
             let len = path.len();
             path.push('/');
             path.push_str(&i.to_string());
@@ -298,41 +429,72 @@ impl Walker {
     }
 }
 
-fn string(s: &serde_json::Map<String, Json>, text: &str, path: &str, out: &mut Errors) {
+impl Node {
+    fn empty() -> Node {
+        Node {
+            reference: None,
+            types: None,
+            enum_values: None,
+            constant: None,
+            properties: HashMap::new(),
+            additional: Additional::Any,
+            required: Vec::new(),
+            property_names: None,
+            min_properties: None,
+            max_properties: None,
+            items: Items::Any,
+            min_items: None,
+            max_items: None,
+            min_length: None,
+            max_length: None,
+            pattern: None,
+            minimum: None,
+            maximum: None,
+            exclusive_minimum: None,
+            exclusive_maximum: None,
+            all_of: Vec::new(),
+            any_of: Vec::new(),
+            one_of: Vec::new(),
+            one_of_strings: None,
+        }
+    }
+}
+
+fn string(n: &Node, text: &str, path: &str, out: &mut Errors) {
     // Lengths count characters (code points), as JSON Schema does.
     let chars = || text.chars().count() as u64;
-    if let Some(limit) = s.get("minLength").and_then(Json::as_u64)
+    if let Some(limit) = n.min_length
         && chars() < limit
     {
         out.push(path, ErrorKind::MinLength { limit });
     }
-    if let Some(limit) = s.get("maxLength").and_then(Json::as_u64)
+    if let Some(limit) = n.max_length
         && chars() > limit
     {
         out.push(path, ErrorKind::MaxLength { limit });
     }
-    if let Some(pattern) = s.get("pattern").and_then(Json::as_str)
-        && !pattern_matches(pattern, text)
+    // ECMA-262 patterns are searched, not anchored; `regex_lite` does the same.
+    if let Some((pattern, Some(re))) = &n.pattern
+        && !re.is_match(text)
     {
         out.push(path, ErrorKind::Pattern { pattern: pattern.to_string() });
     }
 }
 
-fn number(s: &serde_json::Map<String, Json>, value: &Json, path: &str, out: &mut Errors) {
+fn number(n: &Node, value: &Json, path: &str, out: &mut Errors) {
     let Some(v) = value.as_f64() else { return };
-    let limit = |k: &str| s.get(k).filter(|l| l.is_number());
     let below = |l: &Json| compare(value, v, l) == Some(std::cmp::Ordering::Less);
     let above = |l: &Json| compare(value, v, l) == Some(std::cmp::Ordering::Greater);
-    if let Some(l) = limit("minimum").filter(|l| below(l)) {
+    if let Some(l) = n.minimum.filter(|l| below(l)) {
         out.push(path, ErrorKind::Minimum { limit: l.clone() });
     }
-    if let Some(l) = limit("exclusiveMinimum").filter(|l| !above(l)) {
+    if let Some(l) = n.exclusive_minimum.filter(|l| !above(l)) {
         out.push(path, ErrorKind::ExclusiveMinimum { limit: l.clone() });
     }
-    if let Some(l) = limit("maximum").filter(|l| above(l)) {
+    if let Some(l) = n.maximum.filter(|l| above(l)) {
         out.push(path, ErrorKind::Maximum { limit: l.clone() });
     }
-    if let Some(l) = limit("exclusiveMaximum").filter(|l| !below(l)) {
+    if let Some(l) = n.exclusive_maximum.filter(|l| !below(l)) {
         out.push(path, ErrorKind::ExclusiveMaximum { limit: l.clone() });
     }
 }
@@ -347,14 +509,6 @@ fn compare(value: &Json, v: f64, limit: &Json) -> Option<std::cmp::Ordering> {
         return Some(a.cmp(&b));
     }
     v.partial_cmp(&limit.as_f64()?)
-}
-
-fn type_matches(t: &Json, value: &Json) -> bool {
-    match t {
-        Json::String(name) => is_type(name, value),
-        Json::Array(names) => names.iter().filter_map(Json::as_str).any(|n| is_type(n, value)),
-        _ => true,
-    }
 }
 
 fn is_type(name: &str, value: &Json) -> bool {
@@ -385,18 +539,6 @@ fn equal(a: &Json, b: &Json) -> bool {
         }
         _ => a == b,
     }
-}
-
-/// ECMA-262 patterns are searched, not anchored: `regex_lite` does the same.
-/// Each pattern is compiled once (the schemas are static).
-fn pattern_matches(pattern: &str, text: &str) -> bool {
-    static COMPILED: OnceLock<std::sync::Mutex<HashMap<String, Option<regex_lite::Regex>>>> = OnceLock::new();
-    let cache = COMPILED.get_or_init(Default::default);
-    let mut cache = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let re = cache.entry(pattern.to_string()).or_insert_with(|| regex_lite::Regex::new(pattern).ok());
-    // A pattern that does not compile refuses nothing (the schema test below
-    // makes sure every committed pattern compiles).
-    re.as_ref().is_none_or(|re| re.is_match(text))
 }
 
 #[cfg(test)]
