@@ -73,6 +73,12 @@ pub fn app() -> Html {
             for i in 0..files.length() {
                 let Some(f) = files.get(i) else { continue };
                 let s = s.clone();
+                // Both files are refused past 1 MiB by the linter; nothing this
+                // page reads is bigger than a few.
+                if f.size() > f64::from(start::MAX_FILE_BYTES) {
+                    s.dispatch(Action::ModelNote(format!("{} is too large to read here", f.name())));
+                    continue;
+                }
                 wasm_bindgen_futures::spawn_local(async move {
                     let Ok(text) = wasm_bindgen_futures::JsFuture::from(f.text()).await else { return };
                     let text = text.as_string().unwrap_or_default();

@@ -39,12 +39,28 @@ pub async fn get(url: &str, limit: usize) -> Result<(u16, String), String> {
     if declared.is_some_and(|n| n > limit) {
         return Err(format!("the file is larger than {} KiB", limit / 1024));
     }
-    let text = JsFuture::from(resp.text().map_err(|e| format!("{e:?}"))?).await.map_err(|e| format!("{e:?}"))?;
-    let text = text.as_string().unwrap_or_default();
-    if text.len() > limit {
-        return Err(format!("the file is larger than {} KiB", limit / 1024));
+    // Read chunk by chunk and stop past the limit: a Content-Length can be
+    // absent (chunked) or the compressed size.
+    let too_large = || format!("the file is larger than {} KiB", limit / 1024);
+    let mut bytes = Vec::new();
+    if let Some(body) = resp.body() {
+        let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        loop {
+            let chunk = JsFuture::from(reader.read()).await.map_err(|e| format!("{e:?}"))?;
+            let done = js_sys::Reflect::get(&chunk, &JsValue::from_str("done")).ok().and_then(|d| d.as_bool());
+            if done != Some(false) {
+                break;
+            }
+            let value = js_sys::Reflect::get(&chunk, &JsValue::from_str("value")).map_err(|e| format!("{e:?}"))?;
+            let part = js_sys::Uint8Array::new(&value);
+            if bytes.len() + part.length() as usize > limit {
+                let _ = reader.cancel();
+                return Err(too_large());
+            }
+            bytes.extend(part.to_vec());
+        }
     }
-    Ok((resp.status(), text))
+    Ok((resp.status(), String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// Opens the run's event stream; `on_event(kind, data)` sees every event.

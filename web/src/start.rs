@@ -9,8 +9,9 @@ use yew::prelude::*;
 use crate::state::{Action, StartChoices, State};
 use crate::{model, net};
 
-/// The largest model file the page reads (a config.json is a few KiB).
-const MAX_MODEL_FILE_BYTES: usize = 4 << 20;
+/// The largest file the page reads (a config.json is a few KiB).
+pub const MAX_FILE_BYTES: u32 = 4 << 20;
+const MAX_MODEL_FILE_BYTES: usize = MAX_FILE_BYTES as usize;
 
 /// A config.json given on the page, for the model the start names now.
 pub fn given_model_files(state: &State, file: &str, how: &str, text: String) -> Action {

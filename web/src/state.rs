@@ -70,6 +70,8 @@ pub struct State {
     /// reducer all look at them; a TOML parse per look cost milliseconds).
     pub config_json: Rc<Option<Value>>,
     pub settings_json: Rc<Option<Value>>,
+    /// The last config that parsed: what the start follows changes against.
+    followed: Option<Value>,
     pub report: Rc<Report>,
     /// Bumped by every lint: a prediction belongs to one generation.
     pub generation: u64,
@@ -151,9 +153,9 @@ const OPEN_AT_FIRST: &[&str] =
 
 fn relint(mut s: State) -> State {
     let t0 = net::now_ms();
-    let before = std::mem::replace(&mut s.config_json, Rc::new(model::config_value(&s.config)));
+    s.config_json = Rc::new(model::config_value(&s.config));
     s.settings_json = Rc::new(model::settings_value(&s.settings));
-    follow_config(&mut s, (*before).as_ref());
+    follow_config(&mut s);
     s.report = Rc::new(model::lint_with(&s.config, &s.settings, s.model_files.as_deref()));
     let ms = net::now_ms() - t0;
     s.generation += 1;
@@ -183,11 +185,14 @@ fn relint(mut s: State) -> State {
 
 /// The start follows the config: a model or GPU newly named in the form or
 /// the text is what the start shows (what was typed in the start alone stays).
-fn follow_config(s: &mut State, before: Option<&Value>) {
+/// Compared with the last config that parsed, so a moment of broken TOML
+/// while typing does not count as every value changing.
+fn follow_config(s: &mut State) {
     let Some(v) = (*s.config_json).clone() else { return };
+    let before = s.followed.replace(v.clone());
     let changed = |p: &str| {
         let now = v.pointer(p).filter(|x| !x.is_null())?;
-        (before.and_then(|b| b.pointer(p)) != Some(now)).then(|| now.clone())
+        (before.as_ref().and_then(|b| b.pointer(p)) != Some(now)).then(|| now.clone())
     };
     if let Some(name) = changed("/model/name").and_then(|n| n.as_str().map(str::to_string)) {
         s.start.model = name;
@@ -339,6 +344,7 @@ pub fn initial() -> State {
         report: Rc::new(Report::default()),
         config_json: Rc::new(None),
         settings_json: Rc::new(None),
+        followed: None,
         generation: 0,
         tab: Tab::Form,
         token,

@@ -127,7 +127,7 @@ pub fn plan(choices: &Choices<'_>) -> Result<Plan, String> {
     let classes = choices.traffic.classes();
     let longest = classes.iter().map(|c| c.2 + c.3).max().unwrap_or(2048);
     let mut choices_made = Vec::new();
-    let model_max = arch.default_max_model_len();
+    let model_max = arch.default_max_model_len().filter(|&m| m > 0);
     let mut max_model_len = longest.div_ceil(1024) * 1024;
     let mut why_len =
         format!("the longest class needs {longest} tokens (prompt and output); rounded up to a multiple of 1024");
@@ -269,7 +269,8 @@ fn config_text(
     batched: u32,
     tp: u32,
 ) -> String {
-    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    // A TOML basic string: JSON's escapes, and DEL too, which TOML forbids raw.
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default().replace('\u{7f}', "\\u007F");
     format!(
         r#"[server]
 host = "0.0.0.0"
@@ -417,5 +418,16 @@ mod tests {
         assert!(p.config.contains("name = \"acme/unknown-8b\""));
         assert!(p.settings.contains("\"model\": \"unknown-8b\""));
         assert!(plan(&choices("meta-llama/Llama-3.1-8B-Instruct", "B9000", 1, Traffic::Chat)).is_err());
+        // Any name stays one TOML string, control characters included.
+        let odd = Choices {
+            model: "acme/\"x\"\n[server]\u{7f}",
+            arch: Some(&arch),
+            gpu: "L40S",
+            gpu_count: 1,
+            traffic: Traffic::Chat,
+        };
+        let p = plan(&odd).unwrap();
+        let back: crate::model::ServerConfig = toml::from_str(&p.config).unwrap();
+        assert_eq!(back.model.name, "acme/\"x\"\n[server]\u{7f}");
     }
 }

@@ -144,8 +144,11 @@ pub fn validate(kind: FileKind, instance: &Json, claims: EnumClaims<'_>, limit: 
     let mut out = Validation::default();
     // Seen (target, code, message): a set, so thousands of findings stay linear.
     let mut seen = std::collections::HashSet::new();
-    // One more than the limit: whether there were more is itself news.
-    for error in validator::validate(schema, instance, limit.saturating_add(1)) {
+    // One more than the limit: whether there were more is itself news (and
+    // stays news when duplicates below are dropped).
+    let errors = validator::validate(schema, instance, limit.saturating_add(1));
+    out.more = errors.len() > limit;
+    for error in errors {
         // Past `limit` the rest is only noted: explaining each (a suggestion, a
         // search of the schema) would cost far more than the file is worth.
         if out.findings.len() >= limit {

@@ -72,6 +72,8 @@ pub enum ErrorKind {
     Pattern {
         pattern: String,
     },
+    /// The schema `false`: no value is valid.
+    FalseSchema,
 }
 
 /// One error: where in the instance (a JSON pointer) and what.
@@ -146,6 +148,8 @@ enum Items {
 
 /// One schema object, its keywords read out.
 struct Node {
+    /// The schema `false`.
+    refuse_all: bool,
     /// `$ref`: in draft 7 the other keywords beside it are ignored.
     reference: Option<NodeId>,
     types: Option<Vec<String>>,
@@ -199,10 +203,13 @@ impl Tree {
         let id = self.nodes.len();
         ids.insert(address, id);
         self.nodes.push(Node::empty());
-        let empty = serde_json::Map::new();
-        let s: &'static serde_json::Map<String, Json> = match schema.as_object() {
-            Some(m) => m,
-            None => Box::leak(Box::new(empty)),
+        let s: &'static serde_json::Map<String, Json> = match schema {
+            Json::Object(m) => m,
+            // `false` refuses every value; `true` (or anything else) accepts it.
+            other => {
+                self.nodes[id].refuse_all = other == &Json::Bool(false);
+                return id;
+            }
         };
         let mut sub = |this: &mut Tree, v: &'static Json| this.node(root, v, ids);
         let mut node = Node::empty();
@@ -278,6 +285,10 @@ impl Tree {
             return;
         }
         let n = &self.nodes[id];
+        if n.refuse_all {
+            out.push(path, ErrorKind::FalseSchema);
+            return;
+        }
         if let Some(target) = n.reference {
             self.check(target, value, path, out, depth + 1);
             return;
@@ -432,6 +443,7 @@ impl Tree {
 impl Node {
     fn empty() -> Node {
         Node {
+            refuse_all: false,
             reference: None,
             types: None,
             enum_values: None,
@@ -583,12 +595,32 @@ mod tests {
     /// and every pattern compiles.
     #[test]
     fn the_schemas_use_only_known_keywords() {
-        fn walk(node: &Json, in_names: bool, found: &mut Vec<String>) {
+        fn walk(node: &Json, in_names: bool, found: &mut Vec<String>, root: &Json) {
             match node {
                 Json::Object(map) => {
                     for (k, v) in map {
                         if !in_names && !KEYWORDS.contains(&k.as_str()) {
                             found.push(k.clone());
+                        }
+                        if k == "$ref" {
+                            let target = v.as_str().and_then(|r| r.strip_prefix('#'));
+                            assert!(
+                                target.is_some_and(|p| root.pointer(p).is_some()),
+                                "$ref {v} does not resolve inside the schema"
+                            );
+                        }
+                        if k == "type" && !in_names {
+                            let names: Vec<&str> = match v {
+                                Json::String(t) => vec![t.as_str()],
+                                Json::Array(a) => a.iter().filter_map(Json::as_str).collect(),
+                                _ => vec![""],
+                            };
+                            for t in names {
+                                assert!(
+                                    ["null", "boolean", "object", "array", "number", "integer", "string"].contains(&t),
+                                    "unknown type {t:?}"
+                                );
+                            }
                         }
                         if k == "pattern" {
                             let p = v.as_str().unwrap_or_default();
@@ -600,16 +632,17 @@ mod tests {
                         if !in_names && matches!(k.as_str(), "default" | "examples" | "const" | "enum") {
                             continue;
                         }
-                        walk(v, names, found);
+                        walk(v, names, found, root);
                     }
                 }
-                Json::Array(items) => items.iter().for_each(|i| walk(i, false, found)),
+                Json::Array(items) => items.iter().for_each(|i| walk(i, false, found, root)),
                 _ => {}
             }
         }
         for kind in FileKind::ALL {
             let mut unknown = Vec::new();
-            walk(crate::schema::schema(kind), false, &mut unknown);
+            let root = crate::schema::schema(kind);
+            walk(root, false, &mut unknown, root);
             assert!(unknown.is_empty(), "{kind:?}: keywords the validator does not know: {unknown:?}");
         }
     }
@@ -676,6 +709,15 @@ mod tests {
             kinds(s, serde_json::json!([])),
             vec![(String::new(), ErrorKind::Type { expected: vec!["object".into()] })]
         );
+    }
+
+    #[test]
+    fn the_false_schema_refuses_everything() {
+        let s = schema(serde_json::json!({ "type": "array", "items": false }));
+        assert!(validate(s, &serde_json::json!([]), 10).is_empty());
+        assert_eq!(kinds(s, serde_json::json!([1])), vec![("/0".to_string(), ErrorKind::FalseSchema)]);
+        let t = schema(serde_json::json!({ "properties": { "a": true } }));
+        assert!(validate(t, &serde_json::json!({"a": [1, {}]}), 10).is_empty());
     }
 
     #[test]
