@@ -151,11 +151,17 @@ pub enum Action {
 const OPEN_AT_FIRST: &[&str] =
     &["config:/model", "config:/batching", "config:/parallel", "config:/hardware", "settings:", "settings:/sla"];
 
-fn relint(mut s: State) -> State {
+/// Lints the pair again; `before` is the state the change started from (a
+/// keystroke changes one file: the other one's parse is kept).
+fn relint(mut s: State, before: Option<&State>) -> State {
     let t0 = net::now_ms();
-    s.config_json = Rc::new(model::config_value(&s.config));
-    s.settings_json = Rc::new(model::settings_value(&s.settings));
-    follow_config(&mut s);
+    if before.is_none_or(|b| b.config != s.config) {
+        s.config_json = Rc::new(model::config_value(&s.config));
+        follow_config(&mut s);
+    }
+    if before.is_none_or(|b| b.settings != s.settings) {
+        s.settings_json = Rc::new(model::settings_value(&s.settings));
+    }
     s.report = Rc::new(model::lint_with(&s.config, &s.settings, s.model_files.as_deref()));
     let ms = net::now_ms() - t0;
     s.generation += 1;
@@ -318,7 +324,7 @@ impl Reducible for State {
                 }
             }
         }
-        Rc::new(relint(s))
+        Rc::new(relint(s, Some(&self)))
     }
 }
 
@@ -360,7 +366,7 @@ pub fn initial() -> State {
         model_files: None,
         model_note: None,
     };
-    relint(state)
+    relint(state, None)
 }
 
 /// The simulator's prediction for the pair as it is now.
