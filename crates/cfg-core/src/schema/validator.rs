@@ -254,7 +254,7 @@ impl Tree {
         node.max_items = u64_of("maxItems");
         node.min_length = u64_of("minLength");
         node.max_length = u64_of("maxLength");
-        node.pattern = s.get("pattern").and_then(Json::as_str).map(|p| (p, regex_lite::Regex::new(p).ok()));
+        node.pattern = s.get("pattern").and_then(Json::as_str).map(|p| (p, ecma_regex(p)));
         node.minimum = number_of("minimum");
         node.maximum = number_of("maximum");
         node.exclusive_minimum = number_of("exclusiveMinimum");
@@ -472,6 +472,33 @@ impl Node {
     }
 }
 
+/// ECMA-262's `\s` (what JSON Schema patterns mean, and what editors check
+/// with) is Unicode white space; regex-lite's is ASCII only. Spelled out, both
+/// agree, and so does the parser that trims such values.
+const ECMA_SPACE: &str =
+    r"[\t\n\x0B\x0C\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}]";
+
+/// A schema pattern compiled with ECMA-262's white space.
+fn ecma_regex(pattern: &str) -> Option<regex_lite::Regex> {
+    let mut spelled = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            spelled.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('s') => spelled.push_str(ECMA_SPACE),
+            Some(escaped) => {
+                spelled.push('\\');
+                spelled.push(escaped);
+            }
+            None => spelled.push('\\'),
+        }
+    }
+    regex_lite::Regex::new(&spelled).ok()
+}
+
 fn string(n: &Node, text: &str, path: &str, out: &mut Errors) {
     // Lengths count characters (code points), as JSON Schema does.
     let chars = || text.chars().count() as u64;
@@ -624,7 +651,7 @@ mod tests {
                         }
                         if k == "pattern" {
                             let p = v.as_str().unwrap_or_default();
-                            assert!(regex_lite::Regex::new(p).is_ok(), "pattern {p} does not compile");
+                            assert!(ecma_regex(p).is_some(), "pattern {p} does not compile");
                         }
                         // Under these, keys are names, not keywords.
                         let names = matches!(k.as_str(), "properties" | "definitions") && !in_names;
@@ -709,6 +736,17 @@ mod tests {
             kinds(s, serde_json::json!([])),
             vec![(String::new(), ErrorKind::Type { expected: vec!["object".into()] })]
         );
+    }
+
+    #[test]
+    fn white_space_in_a_pattern_is_ecma_262_white_space() {
+        let re = ecma_regex(r"^\s*[0-9]+\s*$").unwrap();
+        for ok in ["8192", " 8192\t", "8192\u{a0}", "\u{3000}8192"] {
+            assert!(re.is_match(ok), "{ok:?}");
+        }
+        assert!(!re.is_match("8192x"));
+        // An escaped backslash before an s is not white space.
+        assert!(ecma_regex(r"^a\\s$").unwrap().is_match("a\\s"));
     }
 
     #[test]
