@@ -217,13 +217,15 @@ pub fn plan(choices: &Choices<'_>) -> Result<Plan, String> {
         why: if batched == max_model_len {
             "max_model_len: the longest prompt is prefilled in one step".into()
         } else {
-            format!("vLLM's step budget for small GPUs; prompts longer than {batched} are prefilled in chunks")
+            format!(
+                "vLLM's default step budget: the longest prompt ({max_model_len} tokens) is prefilled in one step, with room left for the decodes of the others"
+            )
         },
     });
     choices_made.push(Choice {
         key: "concurrency",
         value: seqs.to_string(),
-        why: "the load test keeps max_num_seqs requests in flight: the instance's capacity, not more (CFG502)".into(),
+        why: "the load test keeps max_num_seqs requests in flight: the instance's capacity, not more (CFG503)".into(),
     });
     let settings = settings_text(choices.traffic, &served, seqs);
     Ok(Plan { config, settings, choices: choices_made, fits })
