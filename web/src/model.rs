@@ -17,7 +17,7 @@ pub fn lint(config: &str, settings: &str) -> Report {
 
 /// A model's own files, given on the page (dropped, chosen, or fetched through
 /// `cfg-bench serve` from the Hub).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ModelFiles {
     /// The `[model] name` they were given for: they describe that model only.
     pub for_name: String,
@@ -25,6 +25,8 @@ pub struct ModelFiles {
     pub origin: String,
     pub config_json: String,
     pub safetensors_index: Option<String>,
+    /// The files read once: every lint, render and prediction asks for them.
+    read: std::cell::OnceCell<Option<Box<cfg_core::arch::Arch>>>,
 }
 
 /// Lints with the model's own files, when the page has them for the model the
@@ -34,21 +36,42 @@ pub fn lint_with(config: &str, settings: &str, files: Option<&ModelFiles>) -> Re
     let inputs =
         [Input::new(FileKind::Config, CONFIG_NAME, config), Input::new(FileKind::Settings, SETTINGS_NAME, settings)];
     let mut options = Options::default();
-    if let Some(name) = model_name(config)
-        && let Some(arch) = files.and_then(|f| f.arch_for(&name))
+    // The name is only looked for when there are files to match it.
+    if let Some(files) = files
+        && let Some(name) = model_name(config)
+        && let Some(arch) = files.arch_for(&name)
     {
         options.models.push((name, arch));
     }
     cfg_core::lint(&inputs, &options)
 }
 
+/// The same files, whether or not they have been read yet.
+impl PartialEq for ModelFiles {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.for_name, &self.origin, &self.config_json, &self.safetensors_index)
+            == (&other.for_name, &other.origin, &other.config_json, &other.safetensors_index)
+    }
+}
+
 impl ModelFiles {
+    pub fn new(for_name: String, origin: String, config_json: String, safetensors_index: Option<String>) -> Self {
+        ModelFiles { for_name, origin, config_json, safetensors_index, read: std::cell::OnceCell::new() }
+    }
+
     /// The architecture they give, when they are `name`'s and read.
     pub fn arch_for(&self, name: &str) -> Option<cfg_core::arch::Arch> {
         if self.for_name != name {
             return None;
         }
-        cfg_core::hf::read_model(&self.config_json, self.safetensors_index.as_deref(), &self.origin).ok()
+        self.read
+            .get_or_init(|| {
+                cfg_core::hf::read_model(&self.config_json, self.safetensors_index.as_deref(), &self.origin)
+                    .ok()
+                    .map(Box::new)
+            })
+            .as_deref()
+            .cloned()
     }
 }
 
@@ -344,12 +367,12 @@ mod tests {
         );
         assert!(plan("Qwen/Qwen2.5-7B-Instruct", "L4", "two", "rag", None).unwrap_err().contains("two"));
         // A model outside the catalog, with its config.json given on the page.
-        let files = ModelFiles {
-            for_name: "acme/chat-8b".into(),
-            origin: "config.json (dropped)".into(),
-            config_json: cfg_core::catalog::config_json("meta-llama/Llama-3.1-8B-Instruct").unwrap().into(),
-            safetensors_index: None,
-        };
+        let files = ModelFiles::new(
+            "acme/chat-8b".into(),
+            "config.json (dropped)".into(),
+            cfg_core::catalog::config_json("meta-llama/Llama-3.1-8B-Instruct").unwrap().into(),
+            None,
+        );
         assert!(plan("acme/chat-8b", "L4", "1", "chat", None).is_err());
         let p = plan("acme/chat-8b", "L4", "1", "chat", Some(&files)).unwrap();
         assert!(model_resolved("acme/chat-8b", Some(&files)) && !model_resolved("acme/chat-8b", None));

@@ -151,8 +151,7 @@ pub fn what_if(state: &UseReducerHandle<State>) -> Html {
         Callback::from(move |_| {
             let result = match (&s.report.config, &s.report.settings) {
                 (Some(c), Some(st)) => {
-                    let name = s.config_name();
-                    let arch = s.model_files.as_ref().and_then(|f| f.arch_for(&name));
+                    let arch = s.found_arch();
                     cfg_core::sim::sweep_max_num_seqs_with(c, st, arch.as_ref(), &[8, 16, 32, 64, 128, 256], 60.0)
                 }
                 _ => Err("fix the errors first: the simulator needs both files".into()),

@@ -16,12 +16,7 @@ const MAX_MODEL_FILE_BYTES: usize = MAX_FILE_BYTES as usize;
 /// A config.json given on the page, for the model the start names now.
 pub fn given_model_files(state: &State, file: &str, how: &str, text: String) -> Action {
     let name = if state.start.model.trim().is_empty() { state.config_name() } else { state.start.model.trim().into() };
-    Action::ModelFiles(Some(model::ModelFiles {
-        for_name: name,
-        origin: format!("{file} ({how})"),
-        config_json: text,
-        safetensors_index: None,
-    }))
+    Action::ModelFiles(Some(model::ModelFiles::new(name, format!("{file} ({how})"), text, None)))
 }
 
 fn set_choice(state: &UseReducerHandle<State>, change: fn(&mut StartChoices, String)) -> Callback<String> {
@@ -188,12 +183,12 @@ async fn through_runner(name: &str, token: &str) -> Result<model::ModelFiles, St
         return Err(text("error").unwrap_or_else(|| format!("the runner answered {status}")));
     }
     let config_json = text("config_json").ok_or("the runner answered without a config.json")?;
-    Ok(model::ModelFiles {
-        for_name: name.to_string(),
-        origin: text("origin").unwrap_or_else(|| name.to_string()),
+    Ok(model::ModelFiles::new(
+        name.to_string(),
+        text("origin").unwrap_or_else(|| name.to_string()),
         config_json,
-        safetensors_index: text("safetensors_index"),
-    })
+        text("safetensors_index"),
+    ))
 }
 
 /// Straight from the Hub, in the browser: config.json, and the safetensors
@@ -221,5 +216,5 @@ async fn from_hub(hub: &str, name: &str) -> Result<model::ModelFiles, String> {
         Ok((200, text)) => Some(text),
         _ => None,
     };
-    Ok(model::ModelFiles { for_name: name.to_string(), origin: url, config_json: body, safetensors_index: index })
+    Ok(model::ModelFiles::new(name.to_string(), url, body, index))
 }

@@ -107,6 +107,12 @@ impl State {
             .to_string()
     }
 
+    /// The architecture from the model's own files, when they are for the
+    /// model the config names.
+    pub fn found_arch(&self) -> Option<cfg_core::arch::Arch> {
+        self.model_files.as_ref().and_then(|f| f.arch_for(&self.config_name()))
+    }
+
     pub fn is_open(&self, key: &str) -> bool {
         self.open.contains(key)
     }
@@ -374,8 +380,7 @@ pub fn predict(state: &State) -> Result<Prediction, String> {
     let (Some(config), Some(settings)) = (&state.report.config, &state.report.settings) else {
         return Err("fix the errors first: the simulator needs both files".into());
     };
-    let name = state.config_name();
-    let arch = state.model_files.as_ref().and_then(|f| f.arch_for(&name));
+    let arch = state.found_arch();
     let seconds = f64::from(settings.duration_seconds).clamp(PREDICT_SECONDS.0, PREDICT_SECONDS.1);
     let t0 = net::now_ms();
     let point = cfg_core::sim::predict(config, settings, arch.as_ref(), seconds)?;
