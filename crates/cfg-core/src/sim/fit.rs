@@ -30,16 +30,21 @@ pub struct Calibration {
     /// with the client (HTTP, tokenisation, detokenisation): it dominates TTFT
     /// at low load.
     pub request_overhead_s: f64,
+    /// Seconds each layer adds to a step when CUDA graphs are off
+    /// (`enforce_eager`): every kernel of the layer is launched from Python,
+    /// one after another, instead of replayed as one graph.
+    pub eager_layer_s: f64,
 }
 
 impl Calibration {
     /// The constants in use: see the module's documentation for the fit.
     pub const FITTED: Calibration = Calibration {
         flops_efficiency: 0.79,
-        bandwidth_efficiency: 0.78,
-        step_overhead_s: 0.0014,
-        all_reduce_s: 0.000_01,
-        request_overhead_s: 0.0066,
-        moe_compute_factor: 2.25,
+        bandwidth_efficiency: 0.897,
+        step_overhead_s: 0.001_490,
+        all_reduce_s: 0.000_128_8,
+        request_overhead_s: 0.007_252,
+        moe_compute_factor: 3.6225,
+        eager_layer_s: 0.000_042_5,
     };
 }

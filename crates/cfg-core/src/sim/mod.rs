@@ -89,7 +89,9 @@ pub fn instance_calibrated(
         arch.head_dim.or(arch.hidden_size.zip(arch.num_attention_heads).map(|(h, n)| h / n.max(1))).unwrap_or(128),
     );
     // Two all-reduces per layer when the layers are split across GPUs.
-    let all_reduces = if tp > 1 { 2.0 * layers / f64::from(config.pipeline_parallel_size()) } else { 0.0 };
+    let layers_here = layers / f64::from(config.pipeline_parallel_size());
+    let all_reduces = if tp > 1 { 2.0 * layers_here } else { 0.0 };
+    let eager = if config.enforce_eager() { layers_here * cal.eager_layer_s } else { 0.0 };
     Ok(Instance {
         engine: EngineConfig {
             max_num_seqs: batch.max_num_seqs,
@@ -111,7 +113,7 @@ pub fn instance_calibrated(
                 expert_share_per_token: expert_share,
                 kv_bytes_per_token: report.kv_bytes_per_token,
                 bytes_per_sec: bandwidth * 1e9 * cal.bandwidth_efficiency,
-                step_overhead_s: cal.step_overhead_s + all_reduces * cal.all_reduce_s,
+                step_overhead_s: cal.step_overhead_s + all_reduces * cal.all_reduce_s + eager,
                 request_overhead_s: cal.request_overhead_s,
             },
         },
