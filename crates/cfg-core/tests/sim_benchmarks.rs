@@ -106,6 +106,7 @@ fn gpu(name: &str) -> Option<&'static str> {
         "H100-80GB-SXM" => "H100-80GB",
         "H100-NVL" => "H100-NVL",
         "A100-80GB" | "A100" => "A100-80GB",
+        "A100-40GB" => "A100-40GB",
         "H200" => "H200",
         "B200" => "B200",
         "RTX-4090" => "RTX-4090",
@@ -124,6 +125,10 @@ fn catalog_twin(model: &str) -> &str {
         "Qwen/Qwen3-235B-A22B-Instruct-2507" | "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8" => "Qwen/Qwen3-235B-A22B",
         "deepseek-ai/DeepSeek-R1-0528" => "deepseek-ai/DeepSeek-R1",
         "Qwen/Qwen3-14B-AWQ" => "Qwen/Qwen3-14B",
+        "Qwen/Qwen3-Next-80B-A3B-Instruct" | "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8" => {
+            "Qwen/Qwen3-Next-80B-A3B-Thinking"
+        }
+        m if m.starts_with("Qwen/Qwen3-8B (local llm-compressor FP8") => "Qwen/Qwen3-8B",
         "Qwen/Qwen3-VL-32B-Instruct-FP8" => "Qwen/Qwen3-VL-32B-Instruct",
         "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8" => "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
         m if m.starts_with("neuralmagic/Llama-3.2-11B-Vision-Instruct-FP8") => {
@@ -151,10 +156,12 @@ fn rows() -> (Vec<Row>, Vec<(String, String)>) {
         };
         // The lengths actually served: the quote's token totals when it gives
         // them (runs without --ignore-eos stop early), else the asked lengths.
-        let prompts = quoted_number(quote, "Successful requests").or(num("num_prompts"));
+        // As `vllm bench serve` prints them, or as its saved result's keys.
+        let stated = |printed: &str, key: &str| quoted_number(quote, printed).or(quoted_number(quote, key));
+        let prompts = stated("Successful requests", "\"completed\"").or(num("num_prompts"));
         let per = |total: Option<f64>| total.zip(prompts).map(|(t, n)| t / n.max(1.0));
-        let input = per(quoted_number(quote, "Total input tokens")).or(num("input_len"));
-        let output = per(quoted_number(quote, "Total generated tokens")).or(num("output_len"));
+        let input = per(stated("Total input tokens", "\"total_input_tokens\"")).or(num("input_len"));
+        let output = per(stated("Total generated tokens", "\"total_output_tokens\"")).or(num("output_len"));
         let (Some(input), Some(output), Some(prompts)) = (input, output, prompts) else {
             skip("lengths or prompt count not stated");
             continue;
@@ -186,7 +193,9 @@ fn rows() -> (Vec<Row>, Vec<(String, String)>) {
         let server = ServerArgs::parse(get("server_args").unwrap_or(""));
         let max_model_len = server.max_model_len.unwrap_or((input + output).div_ceil(1024).max(4) * 1024);
         let mut model_keys = format!("name = \"{model}\"\nmax_model_len = {max_model_len}\n");
-        if let Some(q) = get("quantization").filter(|q| matches!(*q, "fp8" | "awq" | "gptq")) {
+        // The method is the cell's first word ("fp8 (checkpoint)", "fp8 dynamic ...").
+        let method = get("quantization").and_then(|q| q.split_whitespace().next());
+        if let Some(q) = method.filter(|q| matches!(*q, "fp8" | "awq" | "gptq")) {
             model_keys += &format!("quantization = \"{q}\"\n");
         }
         if let Some(u) = server.gpu_memory_utilization {
@@ -221,6 +230,8 @@ fn rows() -> (Vec<Row>, Vec<(String, String)>) {
             output_tokens: output,
             max_concurrency: num("max_concurrency").map(|c| c as u32),
             request_rate: num("request_rate"),
+            // A conversation data set's lengths vary; `random` sends the stated ones.
+            varied_lengths: get("dataset").is_some_and(|d| !d.starts_with("random")),
             seed: 0,
         };
         rows.push(Row { number, id, moe: get("moe") == Some("true"), config, load, measured });
@@ -342,11 +353,19 @@ fn the_simulator_replays_public_benchmarks() {
     // What the committed constants achieve on the held-out rows, with a little
     // room: a change to the model that makes them worse fails here.
     let held_out = errors(&results, &rows, |r| !fitted(r));
-    for ((metric, _, median, _), limit) in held_out.iter().zip([0.30, 0.40, 0.50]) {
+    for ((metric, _, median, _), limit) in held_out.iter().zip([0.15, 0.25, 0.15]) {
         assert!(*median <= limit, "held out {metric}: median error {median:.2} over {limit}");
     }
+    // The targets of issue 16 at a stated concurrency or rate, where the load
+    // is known best: throughput and TPOT within 10% at the median, TTFT 25%.
     let at_stated_load = errors(&results, &rows, |r| !fitted(r) && stated(r));
-    assert!(at_stated_load[0].2 <= 0.12, "held out, stated load: throughput median error {:.2}", at_stated_load[0].2);
+    for ((metric, _, median, _), limit) in at_stated_load.iter().zip([0.10, 0.25, 0.10]) {
+        assert!(*median <= limit, "held out, stated load, {metric}: median error {median:.2} over {limit}");
+    }
+    // Mixtures of experts miss their 25% target (see the README): this only
+    // keeps them from getting worse.
+    let moe = errors(&results, &rows, |r| !fitted(r) && r.moe);
+    assert!(moe[0].2 <= 0.45, "held out, MoE: throughput median error {:.2}", moe[0].2);
 }
 
 /// The search that gave `Calibration::FITTED`: coordinate descent over the
@@ -376,7 +395,7 @@ fn fit() {
     println!("start {best:?}: {best_score:.4}");
     for round in 0..6 {
         for field in 0..7 {
-            for factor in [0.5, 0.7, 0.85, 1.15, 1.4, 2.0] {
+            for factor in [0.5, 0.7, 0.85, 0.95, 1.05, 1.15, 1.4, 2.0] {
                 let mut c = best;
                 let v = match field {
                     0 => &mut c.flops_efficiency,

@@ -17,6 +17,12 @@ pub struct BenchLoad {
     pub max_concurrency: Option<u32>,
     /// `--request-rate` in requests per second; `None`: all at once (`inf`).
     pub request_rate: Option<f64>,
+    /// Lengths that vary from request to request around the stated means, as
+    /// a conversation data set's do (ShareGPT): exponential, capped at four
+    /// times the mean and at the context. With equal lengths every request of
+    /// a concurrency-limited run finishes, and the next ones arrive, in
+    /// lockstep, which a real data set never does.
+    pub varied_lengths: bool,
     pub seed: u64,
 }
 
@@ -81,7 +87,8 @@ pub fn run(engine: EngineConfig, load: &BenchLoad) -> Result<BenchFigures, NoFig
     if load.input_tokens >= engine.max_model_len {
         return Err(NoFigures::TooLong { prompt: load.input_tokens, max_model_len: engine.max_model_len });
     }
-    let needed = u64::from(load.input_tokens) + u64::from(load.output_tokens.max(1));
+    let lengths = lengths(load, engine.max_model_len);
+    let needed = lengths.iter().map(|&(i, o)| u64::from(i) + u64::from(o)).max().unwrap_or(0);
     // The cache is handed out in whole blocks.
     let needed = needed.min(u64::from(engine.max_model_len)).div_ceil(BLOCK_SIZE) * BLOCK_SIZE;
     if needed > engine.kv_capacity_tokens / BLOCK_SIZE * BLOCK_SIZE {
@@ -131,8 +138,8 @@ pub fn run(engine: EngineConfig, load: &BenchLoad) -> Result<BenchFigures, NoFig
             entering.pop_front();
             e.add(EngineRequest {
                 id,
-                prompt_tokens: load.input_tokens,
-                output_tokens: load.output_tokens.max(1),
+                prompt_tokens: lengths[id as usize].0,
+                output_tokens: lengths[id as usize].1,
                 priority: 0,
             });
         }
@@ -173,6 +180,29 @@ pub fn run(engine: EngineConfig, load: &BenchLoad) -> Result<BenchFigures, NoFig
         }
     }
     Err(NoFigures::TooMuchWork)
+}
+
+/// Each request's (prompt, output) tokens: the stated lengths, or varied
+/// around them (with a stream of its own, so the arrivals stay the same).
+fn lengths(load: &BenchLoad, max_model_len: u32) -> Vec<(u32, u32)> {
+    let (input, output) = (load.input_tokens.max(1), load.output_tokens.max(1));
+    if !load.varied_lengths {
+        return vec![(input, output); load.num_prompts as usize];
+    }
+    let mut rng = SplitMix64::new(load.seed ^ 0x5eed_1e79);
+    let mut draw = |mean: u32| {
+        let x = rng.exponential(1.0 / f64::from(mean)).round();
+        (x as u32).clamp(1, mean.saturating_mul(4).max(1))
+    };
+    (0..load.num_prompts)
+        .map(|_| {
+            let o = draw(output);
+            // Room for the output: the prompt gives way to it, as a data set
+            // filtered by the context length would.
+            let i = draw(input).min(max_model_len.saturating_sub(o + 1).max(1));
+            (i, o)
+        })
+        .collect()
 }
 
 fn figures(requests: &[Request]) -> BenchFigures {
@@ -247,6 +277,7 @@ mod tests {
             output_tokens: 11,
             max_concurrency: Some(1),
             request_rate: None,
+            varied_lengths: false,
             seed: 1,
         };
         let f = run(engine(100_000), &load).unwrap();
@@ -266,6 +297,7 @@ mod tests {
             output_tokens: 10,
             max_concurrency: None,
             request_rate: None,
+            varied_lengths: false,
             seed: 1,
         };
         assert_eq!(run(engine(256), &load), Err(NoFigures::DoesNotFit { tokens: 512, kv_capacity_tokens: 256 }));

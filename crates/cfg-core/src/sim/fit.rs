@@ -40,11 +40,11 @@ impl Calibration {
     /// The constants in use: see the module's documentation for the fit.
     pub const FITTED: Calibration = Calibration {
         flops_efficiency: 0.79,
-        bandwidth_efficiency: 0.897,
+        bandwidth_efficiency: 0.942,
         step_overhead_s: 0.001_490,
         all_reduce_s: 0.000_128_8,
         request_overhead_s: 0.007_252,
         moe_compute_factor: 3.6225,
-        eager_layer_s: 0.000_042_5,
+        eager_layer_s: 0.000_021_25,
     };
 }
