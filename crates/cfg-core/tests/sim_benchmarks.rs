@@ -365,11 +365,11 @@ fn the_simulator_replays_public_benchmarks() {
     // Mixtures of experts miss their 25% target (see the README): this only
     // keeps them from getting worse.
     let moe = errors(&results, &rows, |r| !fitted(r) && r.moe);
-    assert!(moe[0].2 <= 0.45, "held out, MoE: throughput median error {:.2}", moe[0].2);
+    assert!(moe[0].2 <= 0.35, "held out, MoE: throughput median error {:.2}", moe[0].2);
 }
 
 /// The search that gave `Calibration::FITTED`: coordinate descent over the
-/// seven constants on the fitted rows, minimising the sum over the three
+/// eight constants on the fitted rows, minimising the sum over the three
 /// metrics of the median |log(simulated / measured)|. Run with
 /// `cargo test -p cfg-core --release --test sim_benchmarks -- --ignored --nocapture fit`.
 #[test]
@@ -394,7 +394,7 @@ fn fit() {
     let mut best_score = score(&best);
     println!("start {best:?}: {best_score:.4}");
     for round in 0..6 {
-        for field in 0..7 {
+        for field in 0..8 {
             for factor in [0.5, 0.7, 0.85, 0.95, 1.05, 1.15, 1.4, 2.0] {
                 let mut c = best;
                 let v = match field {
@@ -404,7 +404,8 @@ fn fit() {
                     3 => &mut c.all_reduce_s,
                     4 => &mut c.request_overhead_s,
                     5 => &mut c.moe_compute_factor,
-                    _ => &mut c.eager_layer_s,
+                    6 => &mut c.eager_layer_s,
+                    _ => &mut c.moe_layer_s,
                 };
                 *v = if *v == 0.0 { 0.001 * factor } else { *v * factor };
                 if c.flops_efficiency > 1.0 || c.bandwidth_efficiency > 1.0 {

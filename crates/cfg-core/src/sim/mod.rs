@@ -83,6 +83,7 @@ pub fn instance_calibrated(
     let active = arch.num_active_parameters.or(arch.num_parameters).unwrap_or(1) as f64;
     let batch = resolve::batch(config, &arch, Some(&gpu));
     let (dense_bytes, expert_bytes, expert_share) = split_experts(&arch, report.weights_bytes);
+    let routed = routed_active_parameters(&arch);
     let layers = f64::from(arch.num_hidden_layers.unwrap_or(32));
     let heads = f64::from(arch.num_attention_heads.unwrap_or(32));
     let head_dim = f64::from(
@@ -92,6 +93,7 @@ pub fn instance_calibrated(
     let layers_here = layers / f64::from(config.pipeline_parallel_size());
     let all_reduces = if tp > 1 { 2.0 * layers_here } else { 0.0 };
     let eager = if config.enforce_eager() { layers_here * cal.eager_layer_s } else { 0.0 };
+    let moe_layers = if routed > 0.0 { layers_here * cal.moe_layer_s } else { 0.0 };
     Ok(Instance {
         engine: EngineConfig {
             max_num_seqs: batch.max_num_seqs,
@@ -105,7 +107,7 @@ pub fn instance_calibrated(
             ),
             kv_capacity_tokens: report.kv_capacity_tokens,
             cost: CostModel {
-                flops_per_token: 2.0 * active / shards * if expert_bytes > 0.0 { cal.moe_compute_factor } else { 1.0 },
+                flops_per_token: 2.0 * (active - routed + routed * cal.moe_compute_factor) / shards,
                 attention_flops_per_pair: 4.0 * layers * heads * head_dim / shards,
                 flops_per_sec: tflops * 1e12 * cal.flops_efficiency,
                 weight_bytes: dense_bytes,
@@ -113,7 +115,7 @@ pub fn instance_calibrated(
                 expert_share_per_token: expert_share,
                 kv_bytes_per_token: report.kv_bytes_per_token,
                 bytes_per_sec: bandwidth * 1e9 * cal.bandwidth_efficiency,
-                step_overhead_s: cal.step_overhead_s + all_reduces * cal.all_reduce_s + eager,
+                step_overhead_s: cal.step_overhead_s + all_reduces * cal.all_reduce_s + eager + moe_layers,
                 request_overhead_s: cal.request_overhead_s,
             },
         },
@@ -139,6 +141,22 @@ fn split_experts(arch: &crate::arch::Arch, weights_bytes: f64) -> (f64, f64, f64
     let per_expert = (total - active) as f64 / f64::from(e - k);
     let experts = (per_expert * f64::from(e) / total as f64).clamp(0.0, 1.0);
     (weights_bytes * (1.0 - experts), weights_bytes * experts, f64::from(k) / f64::from(e))
+}
+
+/// The parameters a token runs through in its routed experts (k of E), the
+/// part of a mixture of experts that computes slower than a dense layer of
+/// the same size: 0 for a dense model.
+fn routed_active_parameters(arch: &crate::arch::Arch) -> f64 {
+    let (Some(e), Some(k), Some(total), Some(active)) =
+        (arch.num_experts, arch.experts_per_token, arch.num_parameters, arch.num_active_parameters)
+    else {
+        return 0.0;
+    };
+    if e <= k || k == 0 || active >= total {
+        return 0.0;
+    }
+    let per_expert = (total - active) as f64 / f64::from(e - k);
+    (per_expert * f64::from(k)).min(active as f64)
 }
 
 /// One request class: weight, prompt and output length.
