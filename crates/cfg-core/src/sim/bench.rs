@@ -196,7 +196,7 @@ fn lengths(load: &BenchLoad, max_model_len: u32) -> Vec<(u32, u32)> {
     };
     (0..load.num_prompts)
         .map(|_| {
-            let o = draw(output);
+            let o = draw(output).min(max_model_len.saturating_sub(2).max(1));
             // Room for the output: the prompt gives way to it, as a data set
             // filtered by the context length would.
             let i = draw(input).min(max_model_len.saturating_sub(o + 1).max(1));
@@ -287,6 +287,38 @@ mod tests {
         assert!((f.median_ttft_ms - 110.0).abs() < 1e-6, "{f:?}");
         assert_eq!(f.completed, 4);
         assert!(f.output_tokens_per_sec.is_finite() && f.output_tokens_per_sec > 0.0);
+    }
+
+    #[test]
+    fn varied_lengths_keep_their_means_and_fit_the_context() {
+        let load = BenchLoad {
+            num_prompts: 4000,
+            input_tokens: 220,
+            output_tokens: 190,
+            max_concurrency: Some(16),
+            request_rate: None,
+            varied_lengths: true,
+            seed: 7,
+        };
+        let v = lengths(&load, 4096);
+        let mean = |f: fn(&(u32, u32)) -> u32| v.iter().map(|x| f64::from(f(x))).sum::<f64>() / v.len() as f64;
+        // Capped at four times the mean, the means come out a little under
+        // the stated ones.
+        assert!((175.0..=195.0).contains(&mean(|x| x.1)), "output mean {}", mean(|x| x.1));
+        assert!((200.0..=225.0).contains(&mean(|x| x.0)), "prompt mean {}", mean(|x| x.0));
+        assert!(v.iter().all(|&(i, o)| (1..=880).contains(&i) && (1..=760).contains(&o)));
+        let distinct: std::collections::HashSet<u32> = v.iter().map(|x| x.1).collect();
+        assert!(distinct.len() > 100, "lengths vary");
+        // A short context: every request still fits it.
+        assert!(lengths(&load, 300).iter().all(|&(i, o)| i >= 1 && o >= 1 && i + o < 300));
+        // The same seed gives the same lengths; equal lengths stay equal.
+        assert_eq!(v, lengths(&load, 4096));
+        let fixed = BenchLoad { varied_lengths: false, ..load };
+        assert!(lengths(&fixed, 4096).iter().all(|&x| x == (220, 190)));
+        let f = run(engine(1_000_000), &BenchLoad { num_prompts: 200, ..fixed.clone() }).unwrap();
+        let g = run(engine(1_000_000), &BenchLoad { num_prompts: 200, varied_lengths: true, ..fixed }).unwrap();
+        assert_eq!((f.completed, g.completed), (200, 200));
+        assert!(g.mean_ttft_ms.is_finite() && g.output_tokens_per_sec > 0.0);
     }
 
     #[test]
