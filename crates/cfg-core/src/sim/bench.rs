@@ -1,5 +1,6 @@
 //! A load as `vllm bench serve` sends it, in virtual time: `num_prompts`
-//! requests of fixed lengths, at most `max_concurrency` in flight, arriving at
+//! requests of the stated lengths (or lengths varied around them, as a
+//! conversation data set's are), at most `max_concurrency` in flight, arriving at
 //! `request_rate` per second (Poisson) or all at once, and the figures it
 //! prints: output throughput over the whole benchmark, mean and median TTFT
 //! and TPOT. It is what a public benchmark row is replayed with.
@@ -17,12 +18,13 @@ pub struct BenchLoad {
     pub max_concurrency: Option<u32>,
     /// `--request-rate` in requests per second; `None`: all at once (`inf`).
     pub request_rate: Option<f64>,
-    /// Lengths that vary from request to request around the stated means, as
-    /// a conversation data set's do (ShareGPT): exponential, capped at four
-    /// times the mean and at the context. With equal lengths every request of
-    /// a concurrency-limited run finishes, and the next ones arrive, in
-    /// lockstep, which a real data set never does.
-    pub varied_lengths: bool,
+    /// Prompts, and outputs, whose lengths vary from request to request around
+    /// the stated means, as a conversation data set's do (ShareGPT):
+    /// exponential, capped at four times the mean and at the context. With
+    /// equal lengths every request of a concurrency-limited run finishes, and
+    /// the next ones arrive, in lockstep, which a real data set never does.
+    pub varied_prompts: bool,
+    pub varied_outputs: bool,
     pub seed: u64,
 }
 
@@ -186,20 +188,23 @@ pub fn run(engine: EngineConfig, load: &BenchLoad) -> Result<BenchFigures, NoFig
 /// around them (with a stream of its own, so the arrivals stay the same).
 fn lengths(load: &BenchLoad, max_model_len: u32) -> Vec<(u32, u32)> {
     let (input, output) = (load.input_tokens.max(1), load.output_tokens.max(1));
-    if !load.varied_lengths {
+    if !load.varied_prompts && !load.varied_outputs {
         return vec![(input, output); load.num_prompts as usize];
     }
     let mut rng = SplitMix64::new(load.seed ^ 0x5eed_1e79);
-    let mut draw = |mean: u32| {
+    let mut draw = |mean: u32, varied: bool| {
+        if !varied {
+            return mean;
+        }
         let x = rng.exponential(1.0 / f64::from(mean)).round();
         (x as u32).clamp(1, mean.saturating_mul(4).max(1))
     };
     (0..load.num_prompts)
         .map(|_| {
-            let o = draw(output).min(max_model_len.saturating_sub(2).max(1));
+            let o = draw(output, load.varied_outputs).min(max_model_len.saturating_sub(2).max(1));
             // Room for the output: the prompt gives way to it, as a data set
             // filtered by the context length would.
-            let i = draw(input).min(max_model_len.saturating_sub(o + 1).max(1));
+            let i = draw(input, load.varied_prompts).min(max_model_len.saturating_sub(o + 1).max(1));
             (i, o)
         })
         .collect()
@@ -277,7 +282,8 @@ mod tests {
             output_tokens: 11,
             max_concurrency: Some(1),
             request_rate: None,
-            varied_lengths: false,
+            varied_prompts: false,
+            varied_outputs: false,
             seed: 1,
         };
         let f = run(engine(100_000), &load).unwrap();
@@ -297,7 +303,8 @@ mod tests {
             output_tokens: 190,
             max_concurrency: Some(16),
             request_rate: None,
-            varied_lengths: true,
+            varied_prompts: true,
+            varied_outputs: true,
             seed: 7,
         };
         let v = lengths(&load, 4096);
@@ -313,12 +320,18 @@ mod tests {
         assert!(lengths(&load, 300).iter().all(|&(i, o)| i >= 1 && o >= 1 && i + o < 300));
         // The same seed gives the same lengths; equal lengths stay equal.
         assert_eq!(v, lengths(&load, 4096));
-        let fixed = BenchLoad { varied_lengths: false, ..load };
+        let fixed = BenchLoad { varied_prompts: false, varied_outputs: false, ..load.clone() };
         assert!(lengths(&fixed, 4096).iter().all(|&x| x == (220, 190)));
         let f = run(engine(1_000_000), &BenchLoad { num_prompts: 200, ..fixed.clone() }).unwrap();
-        let g = run(engine(1_000_000), &BenchLoad { num_prompts: 200, varied_lengths: true, ..fixed }).unwrap();
+        // Varied prompts alone: every output is the stated one.
+        let prompts_only = BenchLoad { varied_outputs: false, ..load.clone() };
+        let p = lengths(&prompts_only, 4096);
+        assert!(p.iter().all(|x| x.1 == 190) && p.iter().any(|x| x.0 != 220));
+        // In a concurrency-capped run, equal lengths finish together and the
+        // next sixteen all wait for one prefill: varied ones are staggered.
+        let g = run(engine(1_000_000), &BenchLoad { num_prompts: 200, ..load }).unwrap();
         assert_eq!((f.completed, g.completed), (200, 200));
-        assert!(g.mean_ttft_ms.is_finite() && g.output_tokens_per_sec > 0.0);
+        assert!(g.median_ttft_ms < f.median_ttft_ms, "{} vs {}", g.median_ttft_ms, f.median_ttft_ms);
     }
 
     #[test]
@@ -329,7 +342,8 @@ mod tests {
             output_tokens: 10,
             max_concurrency: None,
             request_rate: None,
-            varied_lengths: false,
+            varied_prompts: false,
+            varied_outputs: false,
             seed: 1,
         };
         assert_eq!(run(engine(256), &load), Err(NoFigures::DoesNotFit { tokens: 512, kv_capacity_tokens: 256 }));
