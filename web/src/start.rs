@@ -11,7 +11,6 @@ use crate::{model, net};
 
 /// The largest file the page reads (a config.json is a few KiB).
 pub const MAX_FILE_BYTES: u32 = 4 << 20;
-const MAX_MODEL_FILE_BYTES: usize = MAX_FILE_BYTES as usize;
 
 /// A config.json given on the page, for the model the start names now.
 pub fn given_model_files(state: &State, file: &str, how: &str, text: String) -> Action {
@@ -131,7 +130,7 @@ fn model_files(state: &UseReducerHandle<State>) -> Html {
             if let Some(f) = input.files().and_then(|l| l.get(0)) {
                 let s = s.clone();
                 wasm_bindgen_futures::spawn_local(async move {
-                    if f.size() > MAX_MODEL_FILE_BYTES as f64 {
+                    if f.size() > f64::from(MAX_FILE_BYTES) {
                         s.dispatch(Action::ModelNote(format!("{} is too large for a config.json", f.name())));
                         return;
                     }
@@ -212,7 +211,7 @@ async fn through_runner(name: &str, token: &str) -> Result<model::ModelFiles, St
 /// index for the exact weight size when there is one.
 async fn from_hub(hub: &str, name: &str) -> Result<model::ModelFiles, String> {
     let url = model::hub_file_url(hub, name, "config.json");
-    let (status, body) = net::get(&url, MAX_MODEL_FILE_BYTES)
+    let (status, body) = net::get(&url, MAX_FILE_BYTES as usize)
         .await
         .map_err(|e| format!("{hub} cannot be reached from this page ({e}); download config.json and drop it here"))?;
     match status {
@@ -229,7 +228,7 @@ async fn from_hub(hub: &str, name: &str) -> Result<model::ModelFiles, String> {
         return Err("what the Hub sent is not a model's config.json".into());
     }
     let index_url = model::hub_file_url(hub, name, "model.safetensors.index.json");
-    let index = match net::get(&index_url, MAX_MODEL_FILE_BYTES).await {
+    let index = match net::get(&index_url, MAX_FILE_BYTES as usize).await {
         Ok((200, text)) => Some(text),
         _ => None,
     };

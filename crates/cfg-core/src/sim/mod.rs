@@ -124,22 +124,32 @@ pub fn instance_calibrated(
     })
 }
 
+/// A mixture of experts' shape: (experts E, experts per token k, parameters
+/// of one expert, all parameters, active parameters); `None` for a dense model
+/// or one whose counts do not add up. total = shared + E x per_expert, active
+/// = shared + k x per_expert.
+fn expert_shape(arch: &crate::arch::Arch) -> Option<(u32, u32, f64, f64, f64)> {
+    let (Some(e), Some(k), Some(total), Some(active)) =
+        (arch.num_experts, arch.experts_per_token, arch.num_parameters, arch.num_active_parameters)
+    else {
+        return None;
+    };
+    if e <= k || k == 0 || active >= total {
+        return None;
+    }
+    let per_expert = (total - active) as f64 / f64::from(e - k);
+    Some((e, k, per_expert, total as f64, active as f64))
+}
+
 /// A step's weights, per GPU: (read every step, the routed experts, the share
 /// of the experts one token uses). A mixture of experts reads only the experts
 /// its tokens were routed to: with k of E experts per token, `n` tokens touch
 /// 1 - (1 - k/E)^n of them. Dense models read everything every step.
 fn split_experts(arch: &crate::arch::Arch, weights_bytes: f64) -> (f64, f64, f64) {
-    let (Some(e), Some(k), Some(total), Some(active)) =
-        (arch.num_experts, arch.experts_per_token, arch.num_parameters, arch.num_active_parameters)
-    else {
+    let Some((e, k, per_expert, total, _)) = expert_shape(arch) else {
         return (weights_bytes, 0.0, 0.0);
     };
-    if e <= k || k == 0 || active >= total {
-        return (weights_bytes, 0.0, 0.0);
-    }
-    // total = shared + E x per_expert, active = shared + k x per_expert.
-    let per_expert = (total - active) as f64 / f64::from(e - k);
-    let experts = (per_expert * f64::from(e) / total as f64).clamp(0.0, 1.0);
+    let experts = (per_expert * f64::from(e) / total).clamp(0.0, 1.0);
     (weights_bytes * (1.0 - experts), weights_bytes * experts, f64::from(k) / f64::from(e))
 }
 
@@ -147,16 +157,7 @@ fn split_experts(arch: &crate::arch::Arch, weights_bytes: f64) -> (f64, f64, f64
 /// part of a mixture of experts that computes slower than a dense layer of
 /// the same size: 0 for a dense model.
 fn routed_active_parameters(arch: &crate::arch::Arch) -> f64 {
-    let (Some(e), Some(k), Some(total), Some(active)) =
-        (arch.num_experts, arch.experts_per_token, arch.num_parameters, arch.num_active_parameters)
-    else {
-        return 0.0;
-    };
-    if e <= k || k == 0 || active >= total {
-        return 0.0;
-    }
-    let per_expert = (total - active) as f64 / f64::from(e - k);
-    (per_expert * f64::from(k)).min(active as f64)
+    expert_shape(arch).map_or(0.0, |(_, k, per_expert, _, active)| (per_expert * f64::from(k)).min(active))
 }
 
 /// One request class: weight, prompt and output length.
