@@ -37,6 +37,8 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: Some((9, 0)),
         memory_bandwidth_gbps: 3350.0,
         bf16_dense_tflops: 989.4,
+        // NVLink 4: 900 GB/s both ways.
+        link_gbps: 450.0,
     },
     GpuSpec {
         name: "H100-PCIE",
@@ -49,6 +51,8 @@ pub static GPUS: &[GpuSpec] = &[
         // Data sheet says "2 TB/s" (HBM2e); some tables quote 2039 GB/s.
         memory_bandwidth_gbps: 2000.0,
         bf16_dense_tflops: 756.0,
+        // PCIe Gen5 x16 (an NVLink bridge is optional).
+        link_gbps: 64.0,
     },
     GpuSpec {
         name: "H100-NVL",
@@ -61,6 +65,8 @@ pub static GPUS: &[GpuSpec] = &[
         memory_bandwidth_gbps: 3900.0,
         // 1671 TFLOPS with sparsity per card in the current data sheet, halved.
         bf16_dense_tflops: 835.5,
+        // NVLink bridge between a pair: 600 GB/s both ways.
+        link_gbps: 300.0,
     },
     GpuSpec {
         name: "H200",
@@ -72,6 +78,37 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: Some((9, 0)),
         memory_bandwidth_gbps: 4800.0,
         bf16_dense_tflops: 989.4,
+        // NVLink 4: 900 GB/s both ways.
+        link_gbps: 450.0,
+    },
+    GpuSpec {
+        // The export part of Hopper: the H100's memory system with about a
+        // seventh of its tensor throughput, so prefill is slow and decode is not.
+        name: "H20",
+        aliases: &["H20-96GB", "NVIDIA H20"],
+        vendor: Vendor::Nvidia,
+        memory_gib: 96.0,
+        // estimated: 96 x 79.19/80, the HBM ratio (nvidia-smi shows 97,871 MiB)
+        reported_gib: 95.03,
+        compute_capability: Some((9, 0)),
+        memory_bandwidth_gbps: 4000.0,
+        bf16_dense_tflops: 148.0,
+        // NVLink 4: 900 GB/s both ways.
+        link_gbps: 450.0,
+    },
+    GpuSpec {
+        // The H20 with the H200's 141 GB of HBM3e.
+        name: "H20-141GB",
+        aliases: &["H20-3e", "H20-3e-141GB", "NVIDIA H20-3e"],
+        vendor: Vendor::Nvidia,
+        memory_gib: 141.0,
+        // estimated: as the H200 (the same 141 GB of HBM3e)
+        reported_gib: 139.81,
+        compute_capability: Some((9, 0)),
+        memory_bandwidth_gbps: 4800.0,
+        bf16_dense_tflops: 148.0,
+        // NVLink 4: 900 GB/s both ways.
+        link_gbps: 450.0,
     },
     GpuSpec {
         name: "GH200",
@@ -85,6 +122,8 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: Some((9, 0)),
         memory_bandwidth_gbps: 4000.0,
         bf16_dense_tflops: 989.4,
+        // NVLink 4: 900 GB/s both ways.
+        link_gbps: 450.0,
     },
     // ------------------------------------------------------------- Blackwell
     GpuSpec {
@@ -100,6 +139,8 @@ pub static GPUS: &[GpuSpec] = &[
         memory_bandwidth_gbps: 8000.0,
         // HGX B200 (1000 W): 4.5 PFLOPS sparse FP16/BF16, 2.25 dense.
         bf16_dense_tflops: 2250.0,
+        // NVLink 5: 1.8 TB/s both ways.
+        link_gbps: 900.0,
     },
     GpuSpec {
         name: "RTX-5090",
@@ -113,6 +154,30 @@ pub static GPUS: &[GpuSpec] = &[
         // unverified: FP16/BF16 tensor with FP32 accumulate, dense, assuming the
         // GeForce half-rate FP32-accumulate as on Ada.
         bf16_dense_tflops: 209.5,
+        // PCIe Gen5 x16; GeForce has no peer-to-peer, so transfers go through the host.
+        link_gbps: 64.0,
+    },
+    GpuSpec {
+        name: "RTX-PRO-6000",
+        aliases: &[
+            "RTX-PRO-6000-Blackwell",
+            "RTX-PRO-6000-Blackwell-Server",
+            "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+            "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+        ],
+        vendor: Vendor::Nvidia,
+        memory_gib: 96.0,
+        // logged: "Free memory on device cuda:0 (52.81/95.01 GiB)" in a vLLM
+        // start-up error on this card; CUDA reports 102,011,043,840 bytes.
+        reported_gib: 95.01,
+        compute_capability: Some((12, 0)),
+        // 512-bit GDDR7 at 28 Gbps, as the RTX 5090.
+        memory_bandwidth_gbps: 1792.0,
+        // unverified: 4,000 "AI TOPS" (FP4 with sparsity) / 8; the professional
+        // cards run FP32 accumulate at full rate, unlike GeForce.
+        bf16_dense_tflops: 503.8,
+        // PCIe Gen5 x16.
+        link_gbps: 64.0,
     },
     // ---------------------------------------------------------------- Ampere
     GpuSpec {
@@ -133,6 +198,8 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: Some((8, 0)),
         memory_bandwidth_gbps: 2039.0,
         bf16_dense_tflops: 312.0,
+        // NVLink 3: 600 GB/s both ways (the PCIe card: 32 without a bridge).
+        link_gbps: 300.0,
     },
     GpuSpec {
         name: "A100-40GB",
@@ -144,6 +211,22 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: Some((8, 0)),
         memory_bandwidth_gbps: 1555.0,
         bf16_dense_tflops: 312.0,
+        // NVLink 3: 600 GB/s both ways.
+        link_gbps: 300.0,
+    },
+    GpuSpec {
+        // The export A100: the same chip and memory, NVLink cut to 400 GB/s.
+        name: "A800-80GB",
+        aliases: &["A800", "A800-SXM4-80GB", "NVIDIA A800-SXM4-80GB", "A800-PCIE-80GB", "NVIDIA A800 80GB PCIe"],
+        vendor: Vendor::Nvidia,
+        memory_gib: 80.0,
+        // estimated: as the A100 80GB (the same memory)
+        reported_gib: 79.25,
+        compute_capability: Some((8, 0)),
+        memory_bandwidth_gbps: 2039.0,
+        bf16_dense_tflops: 312.0,
+        // NVLink 3 cut to 400 GB/s both ways.
+        link_gbps: 200.0,
     },
     GpuSpec {
         name: "A10G",
@@ -157,6 +240,8 @@ pub static GPUS: &[GpuSpec] = &[
         // unverified: AWS-only part with no public NVIDIA data sheet; ~70 dense
         // BF16 is the commonly cited figure (vs 125 on the A10).
         bf16_dense_tflops: 70.0,
+        // PCIe Gen4 x16.
+        link_gbps: 32.0,
     },
     GpuSpec {
         name: "A10",
@@ -168,6 +253,8 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: Some((8, 6)),
         memory_bandwidth_gbps: 600.0,
         bf16_dense_tflops: 125.0,
+        // PCIe Gen4 x16.
+        link_gbps: 32.0,
     },
     GpuSpec {
         name: "RTX-A6000",
@@ -179,6 +266,8 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: Some((8, 6)),
         memory_bandwidth_gbps: 768.0,
         bf16_dense_tflops: 154.8,
+        // PCIe Gen4 x16 (a 112.5 GB/s NVLink bridge is optional).
+        link_gbps: 32.0,
     },
     GpuSpec {
         name: "RTX-3090",
@@ -192,6 +281,8 @@ pub static GPUS: &[GpuSpec] = &[
         // GA102 whitepaper: BF16 tensor with FP32 accumulate, dense
         // (142 with FP16 accumulate, which BF16 GEMMs do not use).
         bf16_dense_tflops: 71.0,
+        // PCIe Gen4 x16.
+        link_gbps: 32.0,
     },
     // ----------------------------------------------------------- Ada Lovelace
     GpuSpec {
@@ -204,6 +295,8 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: Some((8, 9)),
         memory_bandwidth_gbps: 300.0,
         bf16_dense_tflops: 121.0,
+        // PCIe Gen4 x16.
+        link_gbps: 32.0,
     },
     GpuSpec {
         name: "L40S",
@@ -215,6 +308,8 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: Some((8, 9)),
         memory_bandwidth_gbps: 864.0,
         bf16_dense_tflops: 362.05,
+        // PCIe Gen4 x16.
+        link_gbps: 32.0,
     },
     GpuSpec {
         name: "L40",
@@ -226,6 +321,8 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: Some((8, 9)),
         memory_bandwidth_gbps: 864.0,
         bf16_dense_tflops: 181.05,
+        // PCIe Gen4 x16.
+        link_gbps: 32.0,
     },
     GpuSpec {
         name: "RTX-4090",
@@ -239,6 +336,8 @@ pub static GPUS: &[GpuSpec] = &[
         // Ada whitepaper: FP16/BF16 tensor with FP32 accumulate, dense
         // (330.3 with FP16 accumulate).
         bf16_dense_tflops: 165.2,
+        // PCIe Gen4 x16; no peer-to-peer.
+        link_gbps: 32.0,
     },
     GpuSpec {
         name: "RTX-6000-ADA",
@@ -251,6 +350,8 @@ pub static GPUS: &[GpuSpec] = &[
         memory_bandwidth_gbps: 960.0,
         // Data sheet: 1457 TFLOPS FP8 with sparsity -> 728.5 FP16 sparse -> 364.2 dense.
         bf16_dense_tflops: 364.2,
+        // PCIe Gen4 x16.
+        link_gbps: 32.0,
     },
     // ----------------------------------------------------------- Volta/Turing
     GpuSpec {
@@ -264,6 +365,8 @@ pub static GPUS: &[GpuSpec] = &[
         memory_bandwidth_gbps: 900.0,
         // FP16 tensor (no BF16 on Volta); SXM2 figure, the PCIe card is 112.
         bf16_dense_tflops: 125.0,
+        // NVLink 2 (SXM2): 300 GB/s both ways.
+        link_gbps: 150.0,
     },
     GpuSpec {
         name: "V100-16GB",
@@ -276,6 +379,8 @@ pub static GPUS: &[GpuSpec] = &[
         memory_bandwidth_gbps: 900.0,
         // FP16 tensor (no BF16 on Volta); SXM2 figure, the PCIe card is 112.
         bf16_dense_tflops: 125.0,
+        // NVLink 2 (SXM2): 300 GB/s both ways.
+        link_gbps: 150.0,
     },
     GpuSpec {
         name: "T4",
@@ -288,6 +393,8 @@ pub static GPUS: &[GpuSpec] = &[
         memory_bandwidth_gbps: 320.0,
         // FP16 tensor (mixed precision); Turing has no BF16.
         bf16_dense_tflops: 65.0,
+        // PCIe Gen3 x16.
+        link_gbps: 16.0,
     },
     // ------------------------------------------------------------------- AMD
     GpuSpec {
@@ -300,6 +407,8 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: None,
         memory_bandwidth_gbps: 5300.0,
         bf16_dense_tflops: 1307.4,
+        // Infinity Fabric: 7 links x 128 GB/s both ways.
+        link_gbps: 448.0,
     },
     GpuSpec {
         name: "MI325X",
@@ -311,6 +420,8 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: None,
         memory_bandwidth_gbps: 6000.0,
         bf16_dense_tflops: 1307.4,
+        // Infinity Fabric: 7 links x 128 GB/s both ways.
+        link_gbps: 448.0,
     },
     GpuSpec {
         name: "MI250X",
@@ -324,5 +435,7 @@ pub static GPUS: &[GpuSpec] = &[
         compute_capability: None,
         memory_bandwidth_gbps: 3276.8,
         bf16_dense_tflops: 383.0,
+        // unverified: Infinity Fabric, 800 GB/s both ways across its links.
+        link_gbps: 400.0,
     },
 ];

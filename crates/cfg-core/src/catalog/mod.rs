@@ -40,6 +40,10 @@ pub struct GpuSpec {
     /// Dense (no sparsity) BF16 tensor throughput in TFLOP/s (prefill speed is bound by it);
     /// for parts without BF16 tensor cores (T4, V100) the FP16 figure.
     pub bf16_dense_tflops: f64,
+    /// GB/s one GPU sends to its tensor-parallel peers, one way: NVLink or
+    /// Infinity Fabric where the part has it, else its PCIe slot. A step's
+    /// all-reduces move the batch's activations over it.
+    pub link_gbps: f64,
 }
 
 fn normalise(name: &str) -> String {
