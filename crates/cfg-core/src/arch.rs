@@ -53,7 +53,9 @@ pub struct Arch {
 }
 
 /// A linear-attention layer's shape: its per-request state is
-/// value_heads x key_dim x value_dim plus a short convolution window.
+/// value_heads x key_dim x value_dim plus a short convolution window. A
+/// Mamba-2 mixer has the same shape: heads x state size x head dim, and a
+/// convolution over x, B and C (the groups are its key heads).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LinearAttention {
     pub key_heads: u32,
@@ -61,6 +63,10 @@ pub struct LinearAttention {
     pub key_dim: u32,
     pub value_dim: u32,
     pub conv_kernel: u32,
+    /// Bytes per element of the recurrent state when the config fixes it
+    /// (Nemotron-H's `mamba_ssm_cache_dtype = "float32"`, which vLLM adopts
+    /// when the cache's own setting is "auto"); else the cache's dtype.
+    pub state_elem_bytes: Option<u32>,
 }
 
 /// How vLLM derives a model's maximum length from its config.json.

@@ -138,6 +138,18 @@ mod tests {
         assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
+    /// Nemotron-H (Mamba-2, attention and experts in one stack) is counted block
+    /// by block; its card publishes rounded figures only: "31.6B total
+    /// parameters", "approximately 3.6B" active with embeddings.
+    #[test]
+    fn a_hybrid_mamba_model_is_counted_block_by_block() {
+        let model = find_model("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16").expect("in the catalog");
+        let a = &model.arch;
+        let (total, active) = (a.num_parameters.unwrap() as f64, a.num_active_parameters.unwrap() as f64);
+        assert!((total / 31.6e9 - 1.0).abs() < 0.01, "total {total}");
+        assert!((active / 3.6e9 - 1.0).abs() < 0.03, "active {active}");
+    }
+
     /// Counted from the files, against the totals the checkpoints publish
     /// (safetensors metadata on the Hub).
     #[test]

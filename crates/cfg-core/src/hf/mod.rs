@@ -8,6 +8,28 @@
 use serde_json::Value;
 
 use crate::arch::Arch;
+/// Bytes per element of a dtype as configs spell it.
+fn dtype_bytes(name: &str) -> Option<u32> {
+    match name.trim_start_matches("torch.") {
+        "float32" | "fp32" => Some(4),
+        "bfloat16" | "float16" | "half" | "bf16" | "fp16" => Some(2),
+        _ => None,
+    }
+}
+
+/// Nemotron-H's Mamba-2 mixers as a linear-attention shape (see
+/// [`crate::arch::LinearAttention`]).
+fn mamba_state(int: &dyn Fn(&str) -> Option<u32>) -> Option<crate::arch::LinearAttention> {
+    Some(crate::arch::LinearAttention {
+        key_heads: int("n_groups").unwrap_or(1),
+        value_heads: int("mamba_num_heads")?,
+        key_dim: int("ssm_state_size")?,
+        value_dim: int("mamba_head_dim")?,
+        conv_kernel: int("conv_kernel").unwrap_or(4),
+        state_elem_bytes: None,
+    })
+}
+
 #[cfg(test)]
 use crate::arch::LayerKinds;
 use crate::model::{Architecture, CheckpointDtype};
@@ -109,6 +131,17 @@ pub fn read_model(config_json: &str, safetensors_index: Option<&str>, origin: &s
                     key_dim,
                     value_dim,
                     conv_kernel: int("linear_conv_kernel_dim").unwrap_or(4),
+                    // Qwen3.5's `mamba_ssm_dtype`, which vLLM adopts under "auto".
+                    state_elem_bytes: get("mamba_ssm_dtype").and_then(Value::as_str).and_then(dtype_bytes),
+                })
+            }
+            // vLLM's NemotronHForCausalLMConfig: the config's dtype, else float32.
+            _ if cfg.get("hybrid_override_pattern").is_some() => {
+                mamba_state(&int).map(|m| crate::arch::LinearAttention {
+                    state_elem_bytes: Some(
+                        get("mamba_ssm_cache_dtype").and_then(Value::as_str).and_then(dtype_bytes).unwrap_or(4),
+                    ),
+                    ..m
                 })
             }
             _ => None,

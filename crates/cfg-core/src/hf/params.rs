@@ -76,6 +76,11 @@ pub fn parameter_counts(cfg: &Value) -> Option<(u64, u64)> {
     let norms =
         if model_type.starts_with("gemma2") || model_type.starts_with("gemma3") { 4 * hidden } else { 2 * hidden };
     let embeddings = vocab * hidden * if tied { 1 } else { 2 };
+    if let Some(pattern) = cfg.get("hybrid_override_pattern").and_then(Value::as_str) {
+        let (all, active) = hybrid_blocks(cfg, pattern, hidden, attention, experts, per_token)?;
+        let narrow = |n: u128| u64::try_from(n).unwrap_or(u64::MAX);
+        return Some((narrow(embeddings + all + hidden), narrow(embeddings + active + hidden)));
+    }
     let total = |mlp: u128| {
         dense_layers * (attention + dense_mlp + norms) + (layers - dense_layers) * (attention + mlp + norms)
     };
@@ -109,4 +114,49 @@ pub(super) fn vision_tower(vision: &Value) -> u64 {
     let out = get(&["out_hidden_size", "projection_dim", "output_dim"]).unwrap_or(h);
     u64::try_from(layers * per_layer + channels * patch * patch * h + h + positions + 2 * h + h * out)
         .unwrap_or(u64::MAX)
+}
+
+/// Nemotron-H's layers, one block each as `hybrid_override_pattern` spells
+/// them: `M` a Mamba-2 mixer, `*` attention, `E` a mixture of experts, `-` an
+/// MLP, each behind one norm. Its MLPs and experts are two matrices (a
+/// squared-ReLU up and down projection), not a gated three. (all, active).
+fn hybrid_blocks(
+    cfg: &Value,
+    pattern: &str,
+    hidden: u128,
+    attention: u128,
+    experts: Option<u128>,
+    per_token: Option<u128>,
+) -> Option<(u128, u128)> {
+    let get = |k: &str| cfg.get(k).and_then(Value::as_u64).filter(|n| *n <= super::defaults::MAX_SIZE).map(u128::from);
+    let count = |c: char| pattern.chars().filter(|&x| x == c).count() as u128;
+    let mlp = |size: u128| 2 * hidden * size;
+    let mamba = {
+        let heads = get("mamba_num_heads").unwrap_or(0);
+        let inner =
+            get("mamba_head_dim").map(|d| d * heads).or(get("expand").map(|e| e * hidden)).unwrap_or(2 * hidden);
+        let groups = get("n_groups").unwrap_or(1);
+        let state = get("ssm_state_size").unwrap_or(128);
+        let conv_channels = inner + 2 * groups * state;
+        let kernel = get("conv_kernel").unwrap_or(4);
+        // in_proj (z, x, B, C, dt), the depthwise conv with its bias, dt bias,
+        // A and D per head, the gated norm, out_proj.
+        hidden * (inner + conv_channels + heads) + conv_channels * (kernel + 1) + 3 * heads + inner + inner * hidden
+    };
+    let moe = match (experts, get("moe_intermediate_size")) {
+        (Some(n), Some(size)) => {
+            let shared =
+                get("moe_shared_expert_intermediate_size").map_or(0, |s| get("n_shared_experts").unwrap_or(1) * mlp(s));
+            // The router and its score-correction bias.
+            let router = hidden * n + n;
+            let k = per_token.unwrap_or(n).min(n);
+            (n * mlp(size) + shared + router, k * mlp(size) + shared + router)
+        }
+        _ if count('E') > 0 => return None,
+        _ => (0, 0),
+    };
+    let dense = mlp(get("intermediate_size").unwrap_or(4 * hidden));
+    let norms = pattern.chars().count() as u128 * hidden;
+    let fixed = count('M') * mamba + count('*') * attention + count('-') * dense + norms;
+    Some((fixed + count('E') * moe.0, fixed + count('E') * moe.1))
 }

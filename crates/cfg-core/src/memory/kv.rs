@@ -33,6 +33,9 @@ pub struct Layout {
     /// KV bytes one token costs across the GPU's attention layers, full and
     /// sliding (what a request pays per token of context, up to the windows).
     pub bytes_per_token: f64,
+    /// Recurrent state one request holds across the GPU's linear-attention
+    /// and Mamba layers (0 without them): read and written every step.
+    pub state_bytes_per_request: f64,
     /// Kinds of layer group, with how many groups of each.
     groups: Vec<(Kind, u64)>,
     in_flight_tokens: u64,
@@ -164,7 +167,9 @@ pub fn layout(
         block_size = tokens.div_ceil(BLOCK_SIZE).max(1) * BLOCK_SIZE;
     }
     let attention_layers = full + sliding;
+    let state = if linear > 0 { linear_state_bytes(arch, tp, elem).unwrap_or(0.0) } else { 0.0 };
     Ok(Layout {
+        state_bytes_per_request: state * f64::from(linear),
         block_size,
         bytes_per_block: f64::from(group_size) * per_token_per_layer * block_size as f64,
         bytes_per_token: per_token_per_layer * f64::from(attention_layers.max(1)),
@@ -178,8 +183,9 @@ pub fn layout(
 }
 
 /// One linear-attention layer's state per request (Qwen3-Next / Qwen3.5 gated
-/// delta net): the recurrent state (value heads x key dim x value dim) and the
-/// convolution's last `kernel - 1` inputs, at the model's dtype, split by TP.
+/// delta net, Nemotron-H's Mamba-2): the recurrent state (value heads x key
+/// dim x value dim, at its own dtype where the config fixes one) and the
+/// convolution's last `kernel - 1` inputs, at the cache's dtype, split by TP.
 fn linear_state_bytes(arch: &Arch, tp: u32, elem: f64) -> Option<f64> {
     let l = arch.linear.as_ref()?;
     let tp = f64::from(tp.max(1));
@@ -187,5 +193,6 @@ fn linear_state_bytes(arch: &Arch, tp: u32, elem: f64) -> Option<f64> {
     let conv = (2.0 * f64::from(l.key_heads) * f64::from(l.key_dim)
         + f64::from(l.value_heads) * f64::from(l.value_dim))
         * f64::from(l.conv_kernel.saturating_sub(1));
-    Some((state + conv) / tp * elem)
+    let state_elem = l.state_elem_bytes.map_or(elem, f64::from);
+    Some((state * state_elem + conv * elem) / tp)
 }

@@ -82,6 +82,9 @@ pub struct MemoryReport {
     pub unused_bytes: f64,
     /// KV bytes one token of context costs across the GPU's attention layers.
     pub kv_bytes_per_token: f64,
+    /// Recurrent state one request holds across the GPU's linear-attention and
+    /// Mamba layers (0 for a model without them).
+    pub state_bytes_per_request: f64,
     /// Tokens per KV block (16, more for linear-attention hybrids).
     pub block_size: u64,
     /// Bytes of one block of the shared pool.
@@ -262,6 +265,7 @@ pub fn estimate_for(config: &ServerConfig, gpu: &Gpu, arch: &Arch, release: Rele
         kv_cache_bytes: kv,
         unused_bytes: total - budget,
         kv_bytes_per_token: layout.bytes_per_token,
+        state_bytes_per_request: layout.state_bytes_per_request,
         block_size: layout.block_size,
         bytes_per_block: layout.bytes_per_block,
         num_gpu_blocks: blocks,
