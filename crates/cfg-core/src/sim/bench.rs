@@ -267,9 +267,12 @@ mod tests {
                 expert_bytes: 0.0,
                 expert_share_per_token: 0.0,
                 kv_bytes_per_token: 0.0,
+                state_bytes_per_sequence: 0.0,
                 bytes_per_sec: 1e12,
                 step_overhead_s: 0.0,
+                comm_seconds_per_token: 0.0,
                 request_overhead_s: 0.010,
+                pipeline_stages: 1,
             },
         }
     }

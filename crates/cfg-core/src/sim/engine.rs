@@ -43,31 +43,53 @@ pub struct CostModel {
     pub expert_share_per_token: f64,
     /// KV bytes read per token of context, per GPU.
     pub kv_bytes_per_token: f64,
+    /// Bytes of recurrent state (linear-attention and Mamba layers) a running
+    /// sequence has read and written back in every step, per GPU: twice its
+    /// state, whatever its length.
+    pub state_bytes_per_sequence: f64,
     /// Bytes per second one GPU sustains (peak x achievable fraction).
     pub bytes_per_sec: f64,
     /// Fixed cost of a step in seconds (scheduler, sampler, launch, and the
-    /// tensor-parallel all-reduces).
+    /// tensor-parallel all-reduces' latency).
     pub step_overhead_s: f64,
+    /// Seconds each token of a step adds moving its activations between
+    /// tensor-parallel GPUs (0 on one GPU): all-reduces do not overlap compute.
+    pub comm_seconds_per_token: f64,
     /// Time a request spends outside the engine before its first token reaches
     /// the client: HTTP, tokenisation, the first detokenisation. It adds to TTFT
     /// and E2E, not to the engine's steps.
     pub request_overhead_s: f64,
+    /// Pipeline-parallel stages (1 without pipeline parallelism). The figures
+    /// above are one stage's: its GPUs hold 1/stages of the layers.
+    pub pipeline_stages: u32,
 }
 
 impl CostModel {
     /// Seconds for a step that processes `tokens` new tokens while reading
     /// `context_tokens` of KV cache, with `attention_pairs` query-key pairs.
-    pub fn step_seconds(&self, tokens: u64, context_tokens: u64, attention_pairs: f64) -> f64 {
-        let compute = (tokens as f64 * self.flops_per_token + attention_pairs * self.attention_flops_per_pair)
-            / self.flops_per_sec;
+    ///
+    /// With pipeline parallelism vLLM splits the batch into one micro-batch
+    /// per stage and keeps every stage busy: each sequence's token passes
+    /// through the stages one after another, so a step (one token for every
+    /// running sequence) takes `stages` ticks of one stage on one micro-batch.
+    /// With fewer `sequences` than stages, the micro-batches are the sequences.
+    pub fn step_seconds(&self, tokens: u64, sequences: usize, context_tokens: u64, attention_pairs: f64) -> f64 {
+        let stages = f64::from(self.pipeline_stages.max(1));
+        let micro_batches = stages.min(sequences.max(1) as f64);
+        let tokens = tokens as f64 / micro_batches;
+        let (context_tokens, attention_pairs) =
+            (context_tokens as f64 / micro_batches, attention_pairs / micro_batches);
+        let states = sequences as f64 / micro_batches * self.state_bytes_per_sequence;
+        let compute =
+            (tokens * self.flops_per_token + attention_pairs * self.attention_flops_per_pair) / self.flops_per_sec;
         let experts = if self.expert_bytes > 0.0 {
-            self.expert_bytes * (1.0 - (1.0 - self.expert_share_per_token).powf(tokens as f64))
+            self.expert_bytes * (1.0 - (1.0 - self.expert_share_per_token).powf(tokens))
         } else {
             0.0
         };
         let memory =
-            (self.weight_bytes + experts + context_tokens as f64 * self.kv_bytes_per_token) / self.bytes_per_sec;
-        compute.max(memory) + self.step_overhead_s
+            (self.weight_bytes + experts + context_tokens * self.kv_bytes_per_token + states) / self.bytes_per_sec;
+        stages * (compute.max(memory) + tokens * self.comm_seconds_per_token + self.step_overhead_s)
     }
 }
 
@@ -249,6 +271,7 @@ impl Engine {
         } else {
             self.config.cost.step_seconds(
                 decode_tokens + prefill.tokens,
+                self.running.len(),
                 context,
                 decode_pairs as f64 + prefill.attention_pairs,
             )
@@ -450,11 +473,50 @@ mod tests {
                 expert_bytes: 0.0,
                 expert_share_per_token: 0.0,
                 kv_bytes_per_token: 1e5,
+                state_bytes_per_sequence: 0.0,
                 bytes_per_sec: 1e12,
                 step_overhead_s: 0.001,
+                comm_seconds_per_token: 0.0,
                 request_overhead_s: 0.0,
+                pipeline_stages: 1,
             },
         })
+    }
+
+    /// A decode step of `sequences` sequences of the fixture's model: 1 GB of
+    /// weights at 1 TB/s (1 ms), 1 ms of overhead, no context.
+    fn decode_step(cost: &CostModel, sequences: usize) -> f64 {
+        cost.step_seconds(sequences as u64, sequences, 0, 0.0)
+    }
+
+    #[test]
+    fn a_pipeline_runs_one_sequence_through_every_stage_and_a_batch_in_micro_batches() {
+        let mut cost = engine(1, 1, 0).config.cost;
+        cost.pipeline_stages = 4;
+        cost.flops_per_sec = 1e15;
+        // Memory-bound: each stage reads its share of the weights (the
+        // fixture's per-GPU 1 ms) and pays the overhead, one stage after
+        // another, for one sequence as for 64 in four micro-batches.
+        assert!((decode_step(&cost, 1) - 0.008).abs() < 1e-12);
+        assert!((decode_step(&cost, 64) - 0.008).abs() < 1e-12);
+        // Compute-bound (1 ms a token): a tick computes a micro-batch of 16
+        // tokens, 4 x (16 + 1) ms, where one stage would take 64 + 1.
+        cost.flops_per_sec = 1e12;
+        assert!((decode_step(&cost, 64) - 0.068).abs() < 1e-12);
+        cost.pipeline_stages = 1;
+        assert!((decode_step(&cost, 64) - 0.065).abs() < 1e-12);
+    }
+
+    #[test]
+    fn recurrent_state_is_read_and_written_per_sequence_and_activations_cross_the_link_per_token() {
+        let mut cost = engine(1, 1, 0).config.cost;
+        cost.flops_per_sec = 1e15;
+        let plain = decode_step(&cost, 10);
+        cost.state_bytes_per_sequence = 1e8;
+        // Ten sequences move 1 GB of state at 1 TB/s: one more millisecond.
+        assert!((decode_step(&cost, 10) - plain - 0.001).abs() < 1e-12);
+        cost.comm_seconds_per_token = 1e-5;
+        assert!((decode_step(&cost, 10) - plain - 0.001 - 1e-4).abs() < 1e-12);
     }
 
     fn run_to_completion(e: &mut Engine) -> Vec<(u64, TokenEvent)> {

@@ -1,9 +1,10 @@
 //! The simulator's efficiency constants, and where they came from.
 //!
 //! The step-time model is a roofline (`engine::CostModel`): a step costs the
-//! larger of its compute time and its memory time, plus fixed costs. What the
+//! larger of its compute time and its memory time, plus the time its
+//! tensor-parallel all-reduces move activations, plus fixed costs. What the
 //! roofline cannot know is how close a real vLLM gets to the GPU's peak, and
-//! what a step, a layer and a request cost outside the kernels. Those eight
+//! what a step, a layer and a request cost outside the kernels. Those nine
 //! numbers were fitted on the "fitted" rows of the public benchmark set in
 //! `tests/sim-benchmarks/benchmarks.csv` (every row whose number in the file
 //! is even; the odd rows are held out and reported apart), by coordinate
@@ -11,15 +12,19 @@
 //! throughput, TTFT and TPOT together (`cargo test -p cfg-core --release
 //! --test sim_benchmarks -- --ignored --nocapture fit` prints the search; it
 //! starts from the values below, and a constant new to the model from a
-//! value set by hand, such as 20 us for `moe_layer_s`). The values are the
-//! search's, rounded to three or four digits.
+//! value set by hand, such as 0.7 for `link_efficiency`, NCCL's usual share
+//! of a link). The values are the search's, rounded to three or four digits.
 //! Which rows pull on which constant: decode-bound rows at low concurrency
 //! (the RTX 4090 and H100 sweeps) set `bandwidth_efficiency` and
 //! `step_overhead_s`; one-stream TTFTs set `request_overhead_s`; the
 //! all-at-once prefill runs (GPUStack) set `flops_efficiency` and, for the
 //! gpt-oss, Qwen3-235B and DeepSeek-R1 rows, `moe_compute_factor`; the
 //! `--enforce-eager` rows (turboquant's RTX 4090 runs, vLLM #20469) set
-//! `eager_layer_s`; the TP8 rows set `all_reduce_s`.
+//! `eager_layer_s`; the TP8 rows set `all_reduce_s`, and their prefills and
+//! the PCIe rows (RTX PRO 6000, RTX 5090) `link_efficiency`.
+//! What is not a constant: recurrent state (Mamba, linear attention) read
+//! and written per sequence per step, pipeline stages ticking through
+//! micro-batches, and the link bandwidths, which come from the catalog.
 
 /// How close a served model gets to the GPU's peak, and the fixed costs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,8 +35,12 @@ pub struct Calibration {
     pub bandwidth_efficiency: f64,
     /// Seconds a step costs beyond its kernels: scheduling, sampling, launches.
     pub step_overhead_s: f64,
-    /// Seconds of one all-reduce between tensor-parallel GPUs (two per layer).
+    /// Seconds of one all-reduce between tensor-parallel GPUs (two per layer)
+    /// beyond moving its data: the latency of a small one.
     pub all_reduce_s: f64,
+    /// Share of the GPU's link bandwidth (`link_gbps`: NVLink, Infinity Fabric
+    /// or PCIe) a ring all-reduce of a step's activations reaches.
+    pub link_efficiency: f64,
     /// How much slower a mixture of experts' routed experts compute than a
     /// dense layer of the same size (grouped GEMMs over few tokens per
     /// expert, unfused dequantisation): the FLOPs per token of the k routed
@@ -59,10 +68,11 @@ impl Calibration {
         flops_efficiency: 0.788,
         bandwidth_efficiency: 0.942,
         step_overhead_s: 0.001_487,
-        all_reduce_s: 0.000_064_4,
-        request_overhead_s: 0.007_444,
-        moe_compute_factor: 3.994,
-        eager_layer_s: 0.000_007_42,
-        moe_layer_s: 0.000_003_54,
+        all_reduce_s: 0.000_028_7,
+        link_efficiency: 0.245,
+        request_overhead_s: 0.010_42,
+        moe_compute_factor: 3.794,
+        eager_layer_s: 0.000_007_05,
+        moe_layer_s: 0.000_001_88,
     };
 }

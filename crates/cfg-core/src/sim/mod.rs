@@ -79,19 +79,38 @@ pub fn instance_calibrated(
         1000.0
     });
     let tp = config.tensor_parallel_size();
+    let link = match spec {
+        Some(s) => s.link_gbps,
+        None if tp > 1 => {
+            assumptions.push("GPU link unknown: assuming PCIe Gen4 (32 GB/s)".into());
+            32.0
+        }
+        None => 32.0,
+    };
     let shards = f64::from(tp * config.pipeline_parallel_size());
     let active = arch.num_active_parameters.or(arch.num_parameters).unwrap_or(1) as f64;
     let batch = resolve::batch(config, &arch, Some(&gpu));
     let (dense_bytes, expert_bytes, expert_share) = split_experts(&arch, report.weights_bytes);
     let routed = routed_active_parameters(&arch);
     let layers = f64::from(arch.num_hidden_layers.unwrap_or(32));
+    // Linear-attention and Mamba layers keep a fixed state: only the layers
+    // that attend pay per (query, key) pair.
+    let attending_layers = arch.layer_kinds.map_or(layers, |k| f64::from(k.full + k.sliding));
     let heads = f64::from(arch.num_attention_heads.unwrap_or(32));
     let head_dim = f64::from(
         arch.head_dim.or(arch.hidden_size.zip(arch.num_attention_heads).map(|(h, n)| h / n.max(1))).unwrap_or(128),
     );
-    // Two all-reduces per layer when the layers are split across GPUs.
+    // Two all-reduces per layer when the layers are split across GPUs (after
+    // attention and after the MLP); Nemotron-H's layers are one block each (a
+    // Mamba mixer, an attention or an MoE), with one.
     let layers_here = layers / f64::from(config.pipeline_parallel_size());
-    let all_reduces = if tp > 1 { 2.0 * layers_here } else { 0.0 };
+    let per_layer = if arch.model_type.as_deref() == Some("nemotron_h") { 1.0 } else { 2.0 };
+    let all_reduces = if tp > 1 { per_layer * layers_here } else { 0.0 };
+    // A ring all-reduce sends 2 (tp - 1) / tp of the message from every GPU:
+    // each token's hidden state at 16 bits.
+    let hidden = f64::from(arch.hidden_size.unwrap_or(4096));
+    let ring = 2.0 * f64::from(tp.saturating_sub(1)) / f64::from(tp.max(1));
+    let comm_seconds_per_token = all_reduces * hidden * 2.0 * ring / (link * 1e9 * cal.link_efficiency);
     let eager = if config.enforce_eager() { layers_here * cal.eager_layer_s } else { 0.0 };
     let moe_layers = if routed > 0.0 { layers_here * cal.moe_layer_s } else { 0.0 };
     Ok(Instance {
@@ -108,15 +127,18 @@ pub fn instance_calibrated(
             kv_capacity_tokens: report.kv_capacity_tokens,
             cost: CostModel {
                 flops_per_token: 2.0 * (active - routed + routed * cal.moe_compute_factor) / shards,
-                attention_flops_per_pair: 4.0 * layers * heads * head_dim / shards,
+                attention_flops_per_pair: 4.0 * attending_layers * heads * head_dim / shards,
                 flops_per_sec: tflops * 1e12 * cal.flops_efficiency,
                 weight_bytes: dense_bytes,
                 expert_bytes,
                 expert_share_per_token: expert_share,
                 kv_bytes_per_token: report.kv_bytes_per_token,
+                state_bytes_per_sequence: 2.0 * report.state_bytes_per_request,
                 bytes_per_sec: bandwidth * 1e9 * cal.bandwidth_efficiency,
                 step_overhead_s: cal.step_overhead_s + all_reduces * cal.all_reduce_s + eager + moe_layers,
+                comm_seconds_per_token,
                 request_overhead_s: cal.request_overhead_s,
+                pipeline_stages: config.pipeline_parallel_size(),
             },
         },
         gpu,
