@@ -81,8 +81,8 @@ pub fn card(state: &UseReducerHandle<State>) -> Html {
 
 /// The catalog's models and GPUs for the two search-as-you-type inputs. They
 /// never change: a component without props renders them once, and as one
-/// piece of HTML, not as 141 elements built one call at a time (a fifth of
-/// the first render's elements).
+/// piece of HTML, not as an element per model and GPU (146) built one call
+/// at a time (a fifth of the first render's elements).
 #[function_component(CatalogLists)]
 fn catalog_lists() -> Html {
     let html = use_memo((), |_| {

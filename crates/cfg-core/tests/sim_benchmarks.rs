@@ -78,6 +78,7 @@ struct ServerArgs {
     kv_cache_dtype: Option<String>,
     enforce_eager: bool,
     pipeline_parallel: Option<u32>,
+    expert_parallel: bool,
 }
 
 impl ServerArgs {
@@ -95,6 +96,7 @@ impl ServerArgs {
                 "--kv-cache-dtype" => args.kv_cache_dtype = Some(value().to_string()),
                 "--enforce-eager" => args.enforce_eager = true,
                 "--pipeline-parallel-size" | "-pp" => args.pipeline_parallel = value().parse().ok(),
+                "--enable-expert-parallel" => args.expert_parallel = true,
                 _ => {}
             }
         }
@@ -201,6 +203,11 @@ fn rows() -> (Vec<Row>, Vec<(String, String)>) {
         let (input, output) = (input.round().max(1.0) as u32, output.round().max(1.0) as u32);
         let model = catalog_twin(get("model").unwrap_or(""));
         let server = ServerArgs::parse(get("server_args").unwrap_or(""));
+        if server.expert_parallel {
+            // Replayed as plain tensor parallelism it would be its TP twin's replay.
+            skip("expert parallelism: config.toml has no key for it");
+            continue;
+        }
         let max_model_len = server.max_model_len.unwrap_or((input + output).div_ceil(1024).max(4) * 1024);
         let mut model_keys = format!("name = \"{model}\"\nmax_model_len = {max_model_len}\n");
         // The method is the cell's first word ("fp8 (checkpoint)", "fp8 dynamic ...").
@@ -319,9 +326,10 @@ fn errors(results: &[Compared], rows: &[Row], pick: impl Fn(&Row) -> bool) -> Ve
         .collect()
 }
 
-/// A row measured at a stated concurrency or request rate (not all at once).
+/// A row measured at a stated concurrency or request rate (not all at once:
+/// a cap at or above the prompt count sends them all at once).
 fn stated(r: &Row) -> bool {
-    r.load.max_concurrency.is_some() || r.load.request_rate.is_some_and(f64::is_finite)
+    r.load.max_concurrency.is_some_and(|c| c < r.load.num_prompts) || r.load.request_rate.is_some_and(f64::is_finite)
 }
 
 fn fitted(row: &Row) -> bool {
@@ -367,7 +375,7 @@ fn the_simulator_replays_public_benchmarks() {
     let replayed: std::collections::HashSet<usize> = results.iter().map(|r| r.0).collect();
     // Every row whose model and GPU the catalog knows (README): a row that
     // stops replaying fails here, not only in the list above.
-    assert!(replayed.len() >= 81, "only {} rows replayed", replayed.len());
+    assert!(replayed.len() >= 79, "only {} rows replayed", replayed.len());
     // What the committed constants achieve on the held-out rows, with a little
     // room: a change to the model that makes them worse fails here.
     let held_out = errors(&results, &rows, |r| !fitted(r));
@@ -376,7 +384,7 @@ fn the_simulator_replays_public_benchmarks() {
     }
     // The targets of issue 16 at a stated concurrency or rate, where the load
     // is known best: throughput and TPOT within 10% at the median, TTFT 25%.
-    // TPOT sits at 10.2% since the refit on the larger set (see the README):
+    // TPOT sits at 10.1% since the refit on the larger set (see the README):
     // its limit keeps it from getting worse.
     let at_stated_load = errors(&results, &rows, |r| !fitted(r) && stated(r));
     for ((metric, _, median, _), limit) in at_stated_load.iter().zip([0.10, 0.25, 0.11]) {

@@ -175,7 +175,7 @@ pub static GPUS: &[GpuSpec] = &[
         memory_bandwidth_gbps: 1792.0,
         // unverified: 4,000 "AI TOPS" (FP4 with sparsity) / 8; the professional
         // cards run FP32 accumulate at full rate, unlike GeForce.
-        bf16_dense_tflops: 503.8,
+        bf16_dense_tflops: 500.0,
         // PCIe Gen5 x16.
         link_gbps: 64.0,
     },

@@ -8,28 +8,6 @@
 use serde_json::Value;
 
 use crate::arch::Arch;
-/// Bytes per element of a dtype as configs spell it.
-fn dtype_bytes(name: &str) -> Option<u32> {
-    match name.trim_start_matches("torch.") {
-        "float32" | "fp32" => Some(4),
-        "bfloat16" | "float16" | "half" | "bf16" | "fp16" => Some(2),
-        _ => None,
-    }
-}
-
-/// Nemotron-H's Mamba-2 mixers as a linear-attention shape (see
-/// [`crate::arch::LinearAttention`]).
-fn mamba_state(int: &dyn Fn(&str) -> Option<u32>) -> Option<crate::arch::LinearAttention> {
-    Some(crate::arch::LinearAttention {
-        key_heads: int("n_groups").unwrap_or(1),
-        value_heads: int("mamba_num_heads")?,
-        key_dim: int("ssm_state_size")?,
-        value_dim: int("mamba_head_dim")?,
-        conv_kernel: int("conv_kernel").unwrap_or(4),
-        state_elem_bytes: None,
-    })
-}
-
 #[cfg(test)]
 use crate::arch::LayerKinds;
 use crate::model::{Architecture, CheckpointDtype};
@@ -207,6 +185,28 @@ pub fn architecture_from_config_json(text: &str) -> Result<Architecture, String>
         torch_dtype: a.torch_dtype,
         kv_lora_rank: a.kv_lora_rank,
         qk_rope_head_dim: a.qk_rope_head_dim,
+    })
+}
+
+/// Bytes per element of a dtype as configs spell it.
+fn dtype_bytes(name: &str) -> Option<u32> {
+    match name.trim_start_matches("torch.") {
+        "float32" | "fp32" => Some(4),
+        "bfloat16" | "float16" | "half" | "bf16" | "fp16" => Some(2),
+        _ => None,
+    }
+}
+
+/// Nemotron-H's Mamba-2 mixers as a linear-attention shape (see
+/// [`crate::arch::LinearAttention`]).
+fn mamba_state(int: &dyn Fn(&str) -> Option<u32>) -> Option<crate::arch::LinearAttention> {
+    Some(crate::arch::LinearAttention {
+        key_heads: int("n_groups").unwrap_or(1),
+        value_heads: int("mamba_num_heads")?,
+        key_dim: int("ssm_state_size")?,
+        value_dim: int("mamba_head_dim")?,
+        conv_kernel: int("conv_kernel").unwrap_or(4),
+        state_elem_bytes: None,
     })
 }
 

@@ -122,6 +122,8 @@ pub enum TokenEvent {
 #[derive(Default)]
 struct Prefill {
     tokens: u64,
+    /// Requests with a prefill chunk in this step.
+    requests: usize,
     /// Query-key pairs of the prefill chunks: each chunk's tokens attend to
     /// what came before them and to half the chunk on average.
     attention_pairs: f64,
@@ -271,7 +273,7 @@ impl Engine {
         } else {
             self.config.cost.step_seconds(
                 decode_tokens + prefill.tokens,
-                self.running.len(),
+                scheduled.len() + prefill.requests,
                 context,
                 decode_pairs as f64 + prefill.attention_pairs,
             )
@@ -357,6 +359,7 @@ impl Engine {
             self.free_blocks -= extra;
             r.blocks = need;
             prefill.attention_pairs += chunk as f64 * (r.context() as f64 + chunk as f64 / 2.0);
+            prefill.requests += 1;
             r.prefilled += chunk as u32;
             *budget -= chunk;
             prefill.tokens += chunk;
@@ -392,6 +395,7 @@ impl Engine {
             *budget -= chunk;
             prefill.tokens += chunk;
             prefill.attention_pairs += chunk as f64 * chunk as f64 / 2.0;
+            prefill.requests += 1;
             let r = Running {
                 req: w.req,
                 prefill_target: target,

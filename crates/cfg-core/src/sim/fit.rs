@@ -35,8 +35,8 @@ pub struct Calibration {
     pub bandwidth_efficiency: f64,
     /// Seconds a step costs beyond its kernels: scheduling, sampling, launches.
     pub step_overhead_s: f64,
-    /// Seconds of one all-reduce between tensor-parallel GPUs (two per layer)
-    /// beyond moving its data: the latency of a small one.
+    /// Seconds of one all-reduce between tensor-parallel GPUs (two per layer,
+    /// one per block on Nemotron-H) beyond moving its data: a small one's latency.
     pub all_reduce_s: f64,
     /// Share of the GPU's link bandwidth (`link_gbps`: NVLink, Infinity Fabric
     /// or PCIe) a ring all-reduce of a step's activations reaches.
@@ -69,10 +69,10 @@ impl Calibration {
         bandwidth_efficiency: 0.942,
         step_overhead_s: 0.001_487,
         all_reduce_s: 0.000_028_7,
-        link_efficiency: 0.245,
-        request_overhead_s: 0.010_42,
+        link_efficiency: 0.340,
+        request_overhead_s: 0.009_899,
         moe_compute_factor: 3.794,
         eager_layer_s: 0.000_007_05,
-        moe_layer_s: 0.000_001_88,
+        moe_layer_s: 0.000_003_34,
     };
 }

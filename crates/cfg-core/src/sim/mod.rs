@@ -78,7 +78,7 @@ pub fn instance_calibrated(
         assumptions.push("GPU bandwidth unknown: assuming 1000 GB/s".into());
         1000.0
     });
-    let tp = config.tensor_parallel_size();
+    let tp = config.tensor_parallel_size().max(1);
     let link = match spec {
         Some(s) => s.link_gbps,
         None if tp > 1 => {
@@ -87,7 +87,8 @@ pub fn instance_calibrated(
         }
         None => 32.0,
     };
-    let shards = f64::from(tp * config.pipeline_parallel_size());
+    let pp = config.pipeline_parallel_size().max(1);
+    let shards = f64::from(tp * pp);
     let active = arch.num_active_parameters.or(arch.num_parameters).unwrap_or(1) as f64;
     let batch = resolve::batch(config, &arch, Some(&gpu));
     let (dense_bytes, expert_bytes, expert_share) = split_experts(&arch, report.weights_bytes);
@@ -103,7 +104,7 @@ pub fn instance_calibrated(
     // Two all-reduces per layer when the layers are split across GPUs (after
     // attention and after the MLP); Nemotron-H's layers are one block each (a
     // Mamba mixer, an attention or an MoE), with one.
-    let layers_here = layers / f64::from(config.pipeline_parallel_size());
+    let layers_here = layers / f64::from(pp);
     let per_layer = if arch.model_type.as_deref() == Some("nemotron_h") { 1.0 } else { 2.0 };
     let all_reduces = if tp > 1 { per_layer * layers_here } else { 0.0 };
     // A ring all-reduce sends 2 (tp - 1) / tp of the message from every GPU:
@@ -138,7 +139,7 @@ pub fn instance_calibrated(
                 step_overhead_s: cal.step_overhead_s + all_reduces * cal.all_reduce_s + eager + moe_layers,
                 comm_seconds_per_token,
                 request_overhead_s: cal.request_overhead_s,
-                pipeline_stages: config.pipeline_parallel_size(),
+                pipeline_stages: pp,
             },
         },
         gpu,
