@@ -63,10 +63,10 @@ pub struct LinearAttention {
     pub key_dim: u32,
     pub value_dim: u32,
     pub conv_kernel: u32,
-    /// Bytes per element of the recurrent state when the config fixes it
-    /// (Nemotron-H's `mamba_ssm_cache_dtype = "float32"`, which vLLM adopts
-    /// when the cache's own setting is "auto"); else the cache's dtype.
-    pub state_elem_bytes: Option<u32>,
+    /// The recurrent state's dtype when the config fixes it (Nemotron-H's
+    /// `mamba_ssm_cache_dtype = "float32"`, which vLLM adopts when the cache's
+    /// own setting is "auto"); else the cache's dtype.
+    pub state_dtype: Option<CheckpointDtype>,
 }
 
 /// How vLLM derives a model's maximum length from its config.json.

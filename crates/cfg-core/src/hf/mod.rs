@@ -68,14 +68,7 @@ pub fn read_model(config_json: &str, safetensors_index: Option<&str>, origin: &s
         vocab_size: int("vocab_size"),
         max_position_embeddings: length.as_ref().map(|l| l.derived),
         length,
-        torch_dtype: ["torch_dtype", "dtype"].iter().find_map(|k| get(k).and_then(Value::as_str)).and_then(
-            |d| match d {
-                "bfloat16" => Some(CheckpointDtype::Bfloat16),
-                "float16" => Some(CheckpointDtype::Float16),
-                "float32" => Some(CheckpointDtype::Float32),
-                _ => None,
-            },
-        ),
+        torch_dtype: ["torch_dtype", "dtype"].iter().find_map(|k| get(k).and_then(Value::as_str)).and_then(dtype),
         quant_method: quant.and_then(quant_method),
         kv_cache_fp8: quant.is_some_and(kv_cache_fp8),
         quant_bits: quant
@@ -110,14 +103,17 @@ pub fn read_model(config_json: &str, safetensors_index: Option<&str>, origin: &s
                     value_dim,
                     conv_kernel: int("linear_conv_kernel_dim").unwrap_or(4),
                     // Qwen3.5's `mamba_ssm_dtype`, which vLLM adopts under "auto".
-                    state_elem_bytes: get("mamba_ssm_dtype").and_then(Value::as_str).and_then(dtype_bytes),
+                    state_dtype: get("mamba_ssm_dtype").and_then(Value::as_str).and_then(dtype),
                 })
             }
             // vLLM's NemotronHForCausalLMConfig: the config's dtype, else float32.
             _ if cfg.get("hybrid_override_pattern").is_some() => {
                 mamba_state(&int).map(|m| crate::arch::LinearAttention {
-                    state_elem_bytes: Some(
-                        get("mamba_ssm_cache_dtype").and_then(Value::as_str).and_then(dtype_bytes).unwrap_or(4),
+                    state_dtype: Some(
+                        get("mamba_ssm_cache_dtype")
+                            .and_then(Value::as_str)
+                            .and_then(dtype)
+                            .unwrap_or(CheckpointDtype::Float32),
                     ),
                     ..m
                 })
@@ -188,11 +184,12 @@ pub fn architecture_from_config_json(text: &str) -> Result<Architecture, String>
     })
 }
 
-/// Bytes per element of a dtype as configs spell it.
-fn dtype_bytes(name: &str) -> Option<u32> {
-    match name.trim_start_matches("torch.") {
-        "float32" | "fp32" => Some(4),
-        "bfloat16" | "float16" | "half" | "bf16" | "fp16" => Some(2),
+/// A dtype as config.json spells it.
+fn dtype(name: &str) -> Option<CheckpointDtype> {
+    match name {
+        "bfloat16" => Some(CheckpointDtype::Bfloat16),
+        "float16" => Some(CheckpointDtype::Float16),
+        "float32" => Some(CheckpointDtype::Float32),
         _ => None,
     }
 }
@@ -206,7 +203,7 @@ fn mamba_state(int: &dyn Fn(&str) -> Option<u32>) -> Option<crate::arch::LinearA
         key_dim: int("ssm_state_size")?,
         value_dim: int("mamba_head_dim")?,
         conv_kernel: int("conv_kernel").unwrap_or(4),
-        state_elem_bytes: None,
+        state_dtype: None,
     })
 }
 

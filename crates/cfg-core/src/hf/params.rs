@@ -76,16 +76,15 @@ pub fn parameter_counts(cfg: &Value) -> Option<(u64, u64)> {
     let norms =
         if model_type.starts_with("gemma2") || model_type.starts_with("gemma3") { 4 * hidden } else { 2 * hidden };
     let embeddings = vocab * hidden * if tied { 1 } else { 2 };
+    let narrow = |n: u128| u64::try_from(n).unwrap_or(u64::MAX);
     if let Some(pattern) = cfg.get("hybrid_override_pattern").and_then(Value::as_str) {
-        let (all, active) = hybrid_blocks(cfg, pattern, hidden, attention, experts, per_token)?;
-        let narrow = |n: u128| u64::try_from(n).unwrap_or(u64::MAX);
+        let (all, active) = hybrid_blocks(&get, pattern, hidden, attention, experts, per_token)?;
         return Some((narrow(embeddings + all + hidden), narrow(embeddings + active + hidden)));
     }
     let total = |mlp: u128| {
         dense_layers * (attention + dense_mlp + norms) + (layers - dense_layers) * (attention + mlp + norms)
     };
     let (all, routed) = moe.unwrap_or((dense_mlp, dense_mlp));
-    let narrow = |n: u128| u64::try_from(n).unwrap_or(u64::MAX);
     Some((narrow(embeddings + total(all) + hidden), narrow(embeddings + total(routed) + hidden)))
 }
 
@@ -121,14 +120,13 @@ pub(super) fn vision_tower(vision: &Value) -> u64 {
 /// MLP, each behind one norm. Its MLPs and experts are two matrices (a
 /// squared-ReLU up and down projection), not a gated three. (all, active).
 fn hybrid_blocks(
-    cfg: &Value,
+    get: &dyn Fn(&str) -> Option<u128>,
     pattern: &str,
     hidden: u128,
     attention: u128,
     experts: Option<u128>,
     per_token: Option<u128>,
 ) -> Option<(u128, u128)> {
-    let get = |k: &str| cfg.get(k).and_then(Value::as_u64).filter(|n| *n <= super::defaults::MAX_SIZE).map(u128::from);
     let count = |c: char| pattern.chars().filter(|&x| x == c).count() as u128;
     let mlp = |size: u128| 2 * hidden * size;
     let mamba = {

@@ -193,6 +193,6 @@ fn linear_state_bytes(arch: &Arch, tp: u32, elem: f64) -> Option<f64> {
     let conv = (2.0 * f64::from(l.key_heads) * f64::from(l.key_dim)
         + f64::from(l.value_heads) * f64::from(l.value_dim))
         * f64::from(l.conv_kernel.saturating_sub(1));
-    let state_elem = l.state_elem_bytes.map_or(elem, f64::from);
+    let state_elem = l.state_dtype.map_or(elem, crate::model::CheckpointDtype::bytes);
     Some((state * state_elem + conv * elem) / tp)
 }

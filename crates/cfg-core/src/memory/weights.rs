@@ -28,11 +28,7 @@ pub fn total_weight_bytes(
     if let (Some(bytes), true) = (arch.weight_bytes, as_stored) {
         // An unquantized checkpoint served in another dtype (fp32 files, bf16 on
         // the GPU) is converted as it loads.
-        let stored = match arch.torch_dtype {
-            Some(crate::model::CheckpointDtype::Float32) => 4.0,
-            Some(_) => 2.0,
-            None => dtype.bytes(),
-        };
+        let stored = arch.torch_dtype.map_or(dtype.bytes(), crate::model::CheckpointDtype::bytes);
         let scale = if method.is_none() { dtype.bytes() / stored } else { 1.0 };
         return Some((bytes as f64 * scale, WeightSource::Index));
     }

@@ -226,6 +226,14 @@ pub enum CheckpointDtype {
 }
 
 impl CheckpointDtype {
+    /// Bytes per element.
+    pub fn bytes(self) -> f64 {
+        match self {
+            CheckpointDtype::Float32 => 4.0,
+            CheckpointDtype::Bfloat16 | CheckpointDtype::Float16 => 2.0,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             CheckpointDtype::Bfloat16 => "bfloat16",

@@ -110,7 +110,7 @@ pub fn instance_calibrated(
     // A ring all-reduce sends 2 (tp - 1) / tp of the message from every GPU:
     // each token's hidden state at 16 bits.
     let hidden = f64::from(arch.hidden_size.unwrap_or(4096));
-    let ring = 2.0 * f64::from(tp.saturating_sub(1)) / f64::from(tp.max(1));
+    let ring = 2.0 * f64::from(tp - 1) / f64::from(tp);
     let comm_seconds_per_token = all_reduces * hidden * 2.0 * ring / (link * 1e9 * cal.link_efficiency);
     let eager = if config.enforce_eager() { layers_here * cal.eager_layer_s } else { 0.0 };
     let moe_layers = if routed > 0.0 { layers_here * cal.moe_layer_s } else { 0.0 };
