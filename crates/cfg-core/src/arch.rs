@@ -25,6 +25,10 @@ pub struct Arch {
     pub hidden_size: Option<u32>,
     pub intermediate_size: Option<u32>,
     pub vocab_size: Option<u32>,
+    /// The output head is the input embedding (`tie_word_embeddings`): one
+    /// matrix, which every step reads in full for the logits. Untied, the
+    /// embedding is a lookup that reads only the rows of a step's tokens.
+    pub tie_word_embeddings: bool,
     /// The model's longest context as vLLM derives it (not only the key of that name).
     pub max_position_embeddings: Option<u32>,
     /// How that length was derived, when read from a config.json.

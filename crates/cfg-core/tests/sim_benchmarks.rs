@@ -366,7 +366,7 @@ fn the_simulator_replays_public_benchmarks() {
     for (name, pick) in sets {
         for (metric, n, median, p90) in errors(&results, &rows, pick) {
             println!(
-                "{name:<40} {metric:<13} rows {n:>3}  median error {:>5.0}%  p90 {:>5.0}%",
+                "{name:<40} {metric:<13} rows {n:>3}  median error {:>5.1}%  p90 {:>5.0}%",
                 median * 100.0,
                 p90 * 100.0
             );
@@ -375,25 +375,25 @@ fn the_simulator_replays_public_benchmarks() {
     let replayed: std::collections::HashSet<usize> = results.iter().map(|r| r.0).collect();
     // Every row whose model and GPU the catalog knows (README): a row that
     // stops replaying fails here, not only in the list above.
-    assert!(replayed.len() >= 79, "only {} rows replayed", replayed.len());
+    assert!(replayed.len() >= 82, "only {} rows replayed", replayed.len());
     // What the committed constants achieve on the held-out rows, with a little
     // room: a change to the model that makes them worse fails here.
+    // TPOT over all held-out rows sits at 15.0% (the all-at-once runs' TPOT
+    // is the hardest figure to predict): its limit is 16%.
     let held_out = errors(&results, &rows, |r| !fitted(r));
-    for ((metric, _, median, _), limit) in held_out.iter().zip([0.15, 0.25, 0.15]) {
+    for ((metric, _, median, _), limit) in held_out.iter().zip([0.15, 0.25, 0.16]) {
         assert!(*median <= limit, "held out {metric}: median error {median:.2} over {limit}");
     }
     // The targets of issue 16 at a stated concurrency or rate, where the load
     // is known best: throughput and TPOT within 10% at the median, TTFT 25%.
-    // TPOT sits at 10.1% since the refit on the larger set (see the README):
-    // its limit keeps it from getting worse.
     let at_stated_load = errors(&results, &rows, |r| !fitted(r) && stated(r));
-    for ((metric, _, median, _), limit) in at_stated_load.iter().zip([0.10, 0.25, 0.11]) {
+    for ((metric, _, median, _), limit) in at_stated_load.iter().zip([0.10, 0.25, 0.10]) {
         assert!(*median <= limit, "held out, stated load, {metric}: median error {median:.2} over {limit}");
     }
     // Mixtures of experts miss their 25% target (see the README): this only
     // keeps them from getting worse.
     let moe = errors(&results, &rows, |r| !fitted(r) && r.moe);
-    assert!(moe[0].2 <= 0.40, "held out, MoE: throughput median error {:.2}", moe[0].2);
+    assert!(moe[0].2 <= 0.35, "held out, MoE: throughput median error {:.2}", moe[0].2);
 }
 
 /// The search that gave `Calibration::FITTED`: coordinate descent over the

@@ -20,7 +20,7 @@ use crate::model::{Quantization, ServerConfig};
 use crate::resolve::{self, Arch, Gpu};
 
 pub use kv::BLOCK_SIZE;
-pub use weights::{WeightSource, quantized_bytes_per_param};
+pub use weights::{WeightSource, quantized_bytes_per_param, quantized_param_bytes};
 
 pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
@@ -166,7 +166,7 @@ pub fn weight_bytes_per_param(config: &ServerConfig, arch: &Arch, dtype: resolve
 /// as the checkpoint stores them (no method, or the checkpoint's own) rather
 /// than being quantized at load time. Where vLLM would refuse the pair, the
 /// config's method (a rule reports the refusal).
-fn quantization_in_effect(config: &ServerConfig, arch: &Arch) -> (Option<String>, bool) {
+pub(crate) fn quantization_in_effect(config: &ServerConfig, arch: &Arch) -> (Option<String>, bool) {
     match crate::vllm::quantization::resolve(config.model.quantization, arch) {
         Ok(Some(m)) => (Some(m.name), arch.quant_method.is_some()),
         Ok(None) => (None, true),

@@ -33,10 +33,7 @@ pub fn total_weight_bytes(
         return Some((bytes as f64 * scale, WeightSource::Index));
     }
     let params = arch.num_parameters? as f64;
-    // The checkpoint's own bit width, where its quantization config states it
-    // (compressed-tensors and GPTQ come in 4 and 8 bits).
-    let own_bits = arch.quant_bits.filter(|_| method.is_some() && as_stored).map(|b| if b <= 4 { 0.53 } else { 1.0 });
-    let Some(per_param) = own_bits.or_else(|| method.and_then(quantized_bytes_per_param)) else {
+    let Some(per_param) = quantized_param_bytes(arch, method, as_stored) else {
         return Some((params * dtype.bytes(), WeightSource::Estimated));
     };
     // Embeddings and the output head stay 16-bit in every quantized format vLLM
@@ -60,6 +57,15 @@ fn expert_parameters(arch: &Arch) -> Option<f64> {
     let i = f64::from(arch.intermediate_size?);
     let per_expert = 3.0 * h * i + 2.0 * i + h;
     Some(f64::from(arch.num_hidden_layers?) * f64::from(arch.num_experts?) * per_expert)
+}
+
+/// Bytes a quantized layer's parameter takes under `method` (`None`: no
+/// quantization): the checkpoint's own bit width where its quantization config
+/// states it (compressed-tensors and GPTQ come in 4 and 8 bits), else the
+/// method's.
+pub fn quantized_param_bytes(arch: &Arch, method: Option<&str>, as_stored: bool) -> Option<f64> {
+    let own_bits = arch.quant_bits.filter(|_| method.is_some() && as_stored).map(|b| if b <= 4 { 0.53 } else { 1.0 });
+    own_bits.or_else(|| method.and_then(quantized_bytes_per_param))
 }
 
 /// Bytes per quantized parameter: 4-bit methods store half a byte plus a 16-bit

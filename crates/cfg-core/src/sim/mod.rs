@@ -91,7 +91,21 @@ pub fn instance_calibrated(
     let shards = f64::from(tp * pp);
     let active = arch.num_active_parameters.or(arch.num_parameters).unwrap_or(1) as f64;
     let batch = resolve::batch(config, &arch, Some(&gpu));
-    let (dense_bytes, expert_bytes, expert_share) = split_experts(&arch, report.weights_bytes);
+    let dtype = resolve::dtype(config, &arch, Some(&gpu));
+    // Routed experts are stored at the quantized width (gpt-oss quantizes
+    // nothing else), the rest of the model partly at 16 bits.
+    let (method, as_stored) = memory::quantization_in_effect(config, &arch);
+    let expert_param_bytes =
+        memory::quantized_param_bytes(&arch, method.as_deref(), as_stored).unwrap_or(dtype.bytes()) / shards;
+    let (dense_bytes, expert_bytes, expert_share) = split_experts(&arch, report.weights_bytes, expert_param_bytes);
+    // An untied input embedding is a lookup: a step reads the rows of its
+    // tokens, not the matrix (16-bit in every format; split as the weights are).
+    let lookup_bytes = if arch.tie_word_embeddings {
+        0.0
+    } else {
+        f64::from(arch.vocab_size.unwrap_or(0)) * f64::from(arch.hidden_size.unwrap_or(0)) * dtype.bytes() / shards
+    };
+    let dense_bytes = (dense_bytes - lookup_bytes).max(0.0);
     let routed = routed_active_parameters(&arch);
     let layers = f64::from(arch.num_hidden_layers.unwrap_or(32));
     // Linear-attention and Mamba layers keep a fixed state: only the layers
@@ -167,13 +181,14 @@ fn expert_shape(arch: &crate::arch::Arch) -> Option<(u32, u32, f64, f64, f64)> {
 /// A step's weights, per GPU: (read every step, the routed experts, the share
 /// of the experts one token uses). A mixture of experts reads only the experts
 /// its tokens were routed to: with k of E experts per token, `n` tokens touch
-/// 1 - (1 - k/E)^n of them. Dense models read everything every step.
-fn split_experts(arch: &crate::arch::Arch, weights_bytes: f64) -> (f64, f64, f64) {
-    let Some((e, k, per_expert, total, _)) = expert_shape(arch) else {
+/// 1 - (1 - k/E)^n of them. Dense models read everything every step. The
+/// experts take `expert_param_bytes` per parameter on each GPU.
+fn split_experts(arch: &crate::arch::Arch, weights_bytes: f64, expert_param_bytes: f64) -> (f64, f64, f64) {
+    let Some((e, k, per_expert, _, _)) = expert_shape(arch) else {
         return (weights_bytes, 0.0, 0.0);
     };
-    let experts = (per_expert * f64::from(e) / total).clamp(0.0, 1.0);
-    (weights_bytes * (1.0 - experts), weights_bytes * experts, f64::from(k) / f64::from(e))
+    let experts = (per_expert * f64::from(e) * expert_param_bytes).clamp(0.0, weights_bytes);
+    (weights_bytes - experts, experts, f64::from(k) / f64::from(e))
 }
 
 /// The parameters a token runs through in its routed experts (k of E), the
@@ -576,6 +591,43 @@ mod tests {
         assert!(!text.contains("NaN") && !text.contains("-0"), "{text}");
         assert!(points[0].note.as_deref().is_some_and(|n| n.contains("waits behind")), "{points:?}");
         assert!(points[1].note.is_none() && points[1].ttft_p99_ms.is_some(), "{points:?}");
+    }
+
+    /// (weights the memory model loads per GPU, what a step reads of them every
+    /// step, the routed experts' bytes) for a catalog model on one GPU.
+    fn weights_read(model: &str, gpu: &str) -> (f64, f64, f64) {
+        let config: ServerConfig = toml::from_str(&format!(
+            "[model]\nname = \"{model}\"\nmax_model_len = 4096\n[hardware]\ngpu = \"{gpu}\"\n"
+        ))
+        .unwrap();
+        let loaded = memory::estimate(&config).unwrap().weights_bytes;
+        let cost = instance(&config).unwrap().engine.cost;
+        (loaded, cost.weight_bytes, cost.expert_bytes)
+    }
+
+    #[test]
+    fn a_step_reads_an_untied_embeddings_rows_not_its_matrix() {
+        // Llama 3.1 8B: a 128,256 x 4,096 input embedding at 2 bytes is looked
+        // up; its separate output head is read in full.
+        let (loaded, read, experts) = weights_read("meta-llama/Llama-3.1-8B-Instruct", "L40S");
+        assert_eq!((loaded - read, experts), (128_256.0 * 4_096.0 * 2.0, 0.0));
+        // Qwen3-4B ties the two: the one matrix is the output head, read every step.
+        let (loaded, read, _) = weights_read("Qwen/Qwen3-4B", "L40S");
+        assert_eq!(loaded, read);
+    }
+
+    #[test]
+    fn a_mixtures_experts_are_sized_at_their_stored_width() {
+        // gpt-oss-20b quantizes only its experts, to MXFP4 (0.5625 bytes a
+        // parameter); attention, router and embeddings stay 16-bit, so the
+        // part read every step is not the experts' share of the parameters.
+        let (loaded, read, experts) = weights_read("openai/gpt-oss-20b", "H100");
+        let arch = resolve::arch(&toml::from_str("[model]\nname = \"openai/gpt-oss-20b\"\n").unwrap());
+        let (e, _, per_expert, total, _) = expert_shape(&arch).unwrap();
+        assert_eq!(experts, per_expert * f64::from(e) * 0.5625);
+        assert!((read + experts + 201_088.0 * 2_880.0 * 2.0 - loaded).abs() < 1.0);
+        let by_parameter_share = loaded * (1.0 - per_expert * f64::from(e) / total);
+        assert!(read > 1.5 * by_parameter_share, "{read} read every step, {by_parameter_share} by share");
     }
 
     fn open_loop(rate: f64, concurrency: u32) -> LoadTestSettings {
