@@ -41,6 +41,9 @@ pub struct Arch {
     pub kv_cache_fp8: bool,
     /// Bits of a quantized checkpoint's weights (`quantization_config.bits`).
     pub quant_bits: Option<u32>,
+    /// The checkpoint's FP8 weights carry a scale per block
+    /// (`quantization_config.weight_block_size`, DeepSeek's 128 x 128).
+    pub quant_block_scaled: bool,
     /// Routed experts of a mixture-of-experts model, and how many each token uses.
     pub num_experts: Option<u32>,
     pub experts_per_token: Option<u32>,

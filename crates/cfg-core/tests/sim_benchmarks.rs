@@ -130,7 +130,8 @@ fn gpu(name: &str) -> Option<&'static str> {
 /// or a quantized copy whose method the row's `quantization` names).
 fn catalog_twin(model: &str) -> &str {
     match model {
-        "Qwen/Qwen3-235B-A22B-Instruct-2507" | "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8" => "Qwen/Qwen3-235B-A22B",
+        "Qwen/Qwen3-235B-A22B-Instruct-2507" => "Qwen/Qwen3-235B-A22B",
+        "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8" => "Qwen/Qwen3-235B-A22B-FP8",
         "deepseek-ai/DeepSeek-R1-0528" => "deepseek-ai/DeepSeek-R1",
         "Qwen/Qwen3-14B-AWQ" => "Qwen/Qwen3-14B",
         "Qwen/Qwen3-Next-80B-A3B-Instruct" | "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8" => {
@@ -378,10 +379,8 @@ fn the_simulator_replays_public_benchmarks() {
     assert!(replayed.len() >= 82, "only {} rows replayed", replayed.len());
     // What the committed constants achieve on the held-out rows, with a little
     // room: a change to the model that makes them worse fails here.
-    // TPOT over all held-out rows sits at 15.0% (the all-at-once runs' TPOT
-    // is the hardest figure to predict): its limit is 16%.
     let held_out = errors(&results, &rows, |r| !fitted(r));
-    for ((metric, _, median, _), limit) in held_out.iter().zip([0.15, 0.25, 0.16]) {
+    for ((metric, _, median, _), limit) in held_out.iter().zip([0.15, 0.25, 0.15]) {
         assert!(*median <= limit, "held out {metric}: median error {median:.2} over {limit}");
     }
     // The targets of issue 16 at a stated concurrency or rate, where the load
@@ -390,14 +389,13 @@ fn the_simulator_replays_public_benchmarks() {
     for ((metric, _, median, _), limit) in at_stated_load.iter().zip([0.10, 0.25, 0.10]) {
         assert!(*median <= limit, "held out, stated load, {metric}: median error {median:.2} over {limit}");
     }
-    // Mixtures of experts miss their 25% target (see the README): this only
-    // keeps them from getting worse.
+    // And mixtures of experts within 25% on throughput.
     let moe = errors(&results, &rows, |r| !fitted(r) && r.moe);
-    assert!(moe[0].2 <= 0.35, "held out, MoE: throughput median error {:.2}", moe[0].2);
+    assert!(moe[0].2 <= 0.25, "held out, MoE: throughput median error {:.2}", moe[0].2);
 }
 
 /// The search that gave `Calibration::FITTED`: coordinate descent over the
-/// nine constants on the fitted rows, minimising the sum over the three
+/// ten constants on the fitted rows, minimising the sum over the three
 /// metrics of the median |log(simulated / measured)|. Run with
 /// `cargo test -p cfg-core --release --test sim_benchmarks -- --ignored --nocapture fit`.
 #[test]
@@ -422,7 +420,7 @@ fn fit() {
     let mut best_score = score(&best);
     println!("start {best:?}: {best_score:.4}");
     for round in 0..6 {
-        for field in 0..9 {
+        for field in 0..10 {
             for factor in [0.5, 0.7, 0.85, 0.95, 1.05, 1.15, 1.4, 2.0] {
                 let mut c = best;
                 let v = match field {
@@ -434,10 +432,14 @@ fn fit() {
                     5 => &mut c.moe_compute_factor,
                     6 => &mut c.eager_layer_s,
                     7 => &mut c.moe_layer_s,
-                    _ => &mut c.link_efficiency,
+                    8 => &mut c.link_efficiency,
+                    _ => &mut c.scaled_expert_bandwidth,
                 };
                 *v = if *v == 0.0 { 0.001 * factor } else { *v * factor };
-                if c.flops_efficiency > 1.0 || c.bandwidth_efficiency > 1.0 || c.link_efficiency > 1.0 {
+                if [c.flops_efficiency, c.bandwidth_efficiency, c.link_efficiency, c.scaled_expert_bandwidth]
+                    .iter()
+                    .any(|&share| share > 1.0)
+                {
                     continue;
                 }
                 let s = score(&c);

@@ -72,6 +72,7 @@ pub fn read_model(config_json: &str, safetensors_index: Option<&str>, origin: &s
         torch_dtype: ["torch_dtype", "dtype"].iter().find_map(|k| get(k).and_then(Value::as_str)).and_then(dtype),
         quant_method: quant.and_then(quant_method),
         kv_cache_fp8: quant.is_some_and(kv_cache_fp8),
+        quant_block_scaled: quant.is_some_and(|q| q.get("weight_block_size").is_some_and(Value::is_array)),
         quant_bits: quant
             .and_then(|q| {
                 q.get("bits").or_else(|| {

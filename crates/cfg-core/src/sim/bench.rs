@@ -269,6 +269,7 @@ mod tests {
                 kv_bytes_per_token: 0.0,
                 state_bytes_per_sequence: 0.0,
                 bytes_per_sec: 1e12,
+                expert_bytes_per_sec: 1e12,
                 step_overhead_s: 0.0,
                 comm_seconds_per_token: 0.0,
                 request_overhead_s: 0.010,

@@ -49,6 +49,9 @@ pub struct CostModel {
     pub state_bytes_per_sequence: f64,
     /// Bytes per second one GPU sustains (peak x achievable fraction).
     pub bytes_per_sec: f64,
+    /// Bytes per second the routed experts are read at: lower than
+    /// `bytes_per_sec` where they carry a scale per block.
+    pub expert_bytes_per_sec: f64,
     /// Fixed cost of a step in seconds (scheduler, sampler, launch, and the
     /// tensor-parallel all-reduces' latency).
     pub step_overhead_s: f64,
@@ -87,8 +90,8 @@ impl CostModel {
         } else {
             0.0
         };
-        let memory =
-            (self.weight_bytes + experts + context_tokens * self.kv_bytes_per_token + states) / self.bytes_per_sec;
+        let memory = (self.weight_bytes + context_tokens * self.kv_bytes_per_token + states) / self.bytes_per_sec
+            + experts / self.expert_bytes_per_sec;
         stages * (compute.max(memory) + tokens * self.comm_seconds_per_token + self.step_overhead_s)
     }
 }
@@ -479,6 +482,7 @@ mod tests {
                 kv_bytes_per_token: 1e5,
                 state_bytes_per_sequence: 0.0,
                 bytes_per_sec: 1e12,
+                expert_bytes_per_sec: 1e12,
                 step_overhead_s: 0.001,
                 comm_seconds_per_token: 0.0,
                 request_overhead_s: 0.0,

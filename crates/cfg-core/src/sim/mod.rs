@@ -98,6 +98,12 @@ pub fn instance_calibrated(
     let expert_param_bytes =
         memory::quantized_param_bytes(&arch, method.as_deref(), as_stored).unwrap_or(dtype.bytes()) / shards;
     let (dense_bytes, expert_bytes, expert_share) = split_experts(&arch, report.weights_bytes, expert_param_bytes);
+    let bytes_per_sec = bandwidth * 1e9 * cal.bandwidth_efficiency;
+    let expert_bytes_per_sec = if experts_block_scaled(method.as_deref(), as_stored, &arch) {
+        bytes_per_sec * cal.scaled_expert_bandwidth
+    } else {
+        bytes_per_sec
+    };
     // An untied input embedding is a lookup: a step reads the rows of its
     // tokens, not the matrix (16-bit in every format; split as the weights are).
     let lookup_bytes = if arch.tie_word_embeddings {
@@ -149,7 +155,8 @@ pub fn instance_calibrated(
                 expert_share_per_token: expert_share,
                 kv_bytes_per_token: report.kv_bytes_per_token,
                 state_bytes_per_sequence: 2.0 * report.state_bytes_per_request,
-                bytes_per_sec: bandwidth * 1e9 * cal.bandwidth_efficiency,
+                bytes_per_sec,
+                expert_bytes_per_sec,
                 step_overhead_s: cal.step_overhead_s + all_reduces * cal.all_reduce_s + eager + moe_layers,
                 comm_seconds_per_token,
                 request_overhead_s: cal.request_overhead_s,
@@ -189,6 +196,19 @@ fn split_experts(arch: &crate::arch::Arch, weights_bytes: f64, expert_param_byte
     };
     let experts = (per_expert * f64::from(e) * expert_param_bytes).clamp(0.0, weights_bytes);
     (weights_bytes - experts, experts, f64::from(k) / f64::from(e))
+}
+
+/// Whether the weights vLLM runs carry a scale per small block, which its
+/// grouped GEMMs load and apply as they stream each expert: MXFP4 (32
+/// values), 4-bit groups (AWQ, GPTQ), and FP8 checkpoints quantized in blocks
+/// (DeepSeek's 128 x 128); not FP8 with one scale per tensor or channel, as
+/// `quantization = "fp8"` makes of a 16-bit checkpoint.
+fn experts_block_scaled(method: Option<&str>, as_stored: bool, arch: &crate::arch::Arch) -> bool {
+    match method {
+        Some("fp8") => as_stored && arch.quant_block_scaled,
+        Some(m) => m.contains("mxfp4") || m.contains("awq") || m.contains("gptq") || m == "moe_wna16",
+        None => false,
+    }
 }
 
 /// The parameters a token runs through in its routed experts (k of E), the
@@ -593,27 +613,25 @@ mod tests {
         assert!(points[1].note.is_none() && points[1].ttft_p99_ms.is_some(), "{points:?}");
     }
 
-    /// (weights the memory model loads per GPU, what a step reads of them every
-    /// step, the routed experts' bytes) for a catalog model on one GPU.
-    fn weights_read(model: &str, gpu: &str) -> (f64, f64, f64) {
+    /// The weights the memory model loads per GPU, and the step-time model,
+    /// for a catalog model on `gpus` GPUs (tensor parallel), with extra [model] keys.
+    fn cost_of(model: &str, gpu: &str, gpus: u32, keys: &str) -> (f64, CostModel) {
         let config: ServerConfig = toml::from_str(&format!(
-            "[model]\nname = \"{model}\"\nmax_model_len = 4096\n[hardware]\ngpu = \"{gpu}\"\n"
+            "[model]\nname = \"{model}\"\nmax_model_len = 4096\n{keys}[parallel]\ntensor_parallel_size = {gpus}\n[hardware]\ngpu = \"{gpu}\"\ngpu_count = {gpus}\n"
         ))
         .unwrap();
-        let loaded = memory::estimate(&config).unwrap().weights_bytes;
-        let cost = instance(&config).unwrap().engine.cost;
-        (loaded, cost.weight_bytes, cost.expert_bytes)
+        (memory::estimate(&config).unwrap().weights_bytes, instance(&config).unwrap().engine.cost)
     }
 
     #[test]
     fn a_step_reads_an_untied_embeddings_rows_not_its_matrix() {
         // Llama 3.1 8B: a 128,256 x 4,096 input embedding at 2 bytes is looked
         // up; its separate output head is read in full.
-        let (loaded, read, experts) = weights_read("meta-llama/Llama-3.1-8B-Instruct", "L40S");
-        assert_eq!((loaded - read, experts), (128_256.0 * 4_096.0 * 2.0, 0.0));
+        let (loaded, cost) = cost_of("meta-llama/Llama-3.1-8B-Instruct", "L40S", 1, "");
+        assert_eq!((loaded - cost.weight_bytes, cost.expert_bytes), (128_256.0 * 4_096.0 * 2.0, 0.0));
         // Qwen3-4B ties the two: the one matrix is the output head, read every step.
-        let (loaded, read, _) = weights_read("Qwen/Qwen3-4B", "L40S");
-        assert_eq!(loaded, read);
+        let (loaded, cost) = cost_of("Qwen/Qwen3-4B", "L40S", 1, "");
+        assert_eq!(loaded, cost.weight_bytes);
     }
 
     #[test]
@@ -621,13 +639,25 @@ mod tests {
         // gpt-oss-20b quantizes only its experts, to MXFP4 (0.5625 bytes a
         // parameter); attention, router and embeddings stay 16-bit, so the
         // part read every step is not the experts' share of the parameters.
-        let (loaded, read, experts) = weights_read("openai/gpt-oss-20b", "H100");
+        let (loaded, cost) = cost_of("openai/gpt-oss-20b", "H100", 1, "");
         let arch = resolve::arch(&toml::from_str("[model]\nname = \"openai/gpt-oss-20b\"\n").unwrap());
         let (e, _, per_expert, total, _) = expert_shape(&arch).unwrap();
-        assert_eq!(experts, per_expert * f64::from(e) * 0.5625);
-        assert!((read + experts + 201_088.0 * 2_880.0 * 2.0 - loaded).abs() < 1.0);
+        assert_eq!(cost.expert_bytes, per_expert * f64::from(e) * 0.5625);
+        assert!((cost.weight_bytes + cost.expert_bytes + 201_088.0 * 2_880.0 * 2.0 - loaded).abs() < 1.0);
         let by_parameter_share = loaded * (1.0 - per_expert * f64::from(e) / total);
-        assert!(read > 1.5 * by_parameter_share, "{read} read every step, {by_parameter_share} by share");
+        assert!(cost.weight_bytes > 1.5 * by_parameter_share, "{cost:?}, {by_parameter_share} by share");
+    }
+
+    #[test]
+    fn experts_with_a_scale_per_block_are_read_at_their_own_bandwidth() {
+        let scaled = Calibration::FITTED.scaled_expert_bandwidth;
+        let share = |cost: &CostModel| cost.expert_bytes_per_sec / cost.bytes_per_sec;
+        // MXFP4 (a scale per 32 values) and DeepSeek's 128 x 128 FP8 blocks.
+        assert_eq!(share(&cost_of("openai/gpt-oss-20b", "H100", 1, "").1), scaled);
+        assert_eq!(share(&cost_of("deepseek-ai/DeepSeek-R1", "H200", 8, "").1), scaled);
+        // 16-bit experts, and FP8 with one scale per tensor made at load time.
+        assert_eq!(share(&cost_of("Qwen/Qwen3-30B-A3B", "H100", 1, "").1), 1.0);
+        assert_eq!(share(&cost_of("Qwen/Qwen3-30B-A3B", "H100", 1, "quantization = \"fp8\"\n").1), 1.0);
     }
 
     fn open_loop(rate: f64, concurrency: u32) -> LoadTestSettings {
