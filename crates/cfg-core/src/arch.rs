@@ -28,7 +28,8 @@ pub struct Arch {
     /// The output head is the input embedding (`tie_word_embeddings`): one
     /// matrix, which every step reads in full for the logits. Untied, the
     /// embedding is a lookup that reads only the rows of a step's tokens.
-    pub tie_word_embeddings: bool,
+    /// `None` where the config neither says it nor has a known default.
+    pub tie_word_embeddings: Option<bool>,
     /// The model's longest context as vLLM derives it (not only the key of that name).
     pub max_position_embeddings: Option<u32>,
     /// How that length was derived, when read from a config.json.

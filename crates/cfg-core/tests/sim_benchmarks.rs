@@ -149,12 +149,19 @@ fn catalog_twin(model: &str) -> &str {
     }
 }
 
+/// Rows whose replay is another row's (the first named), though their
+/// configs differ on paper.
+const TWINS: &[(&str, &str)] =
+    &[("gs-gptoss120b-a100-tp1-async-mnbt4096-sharegpt-c4", "gs-gptoss120b-a100-tp1-sharegpt-c4")];
+
 /// The rows the simulator can replay, and why the others cannot be.
 fn rows() -> (Vec<Row>, Vec<(String, String)>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/sim-benchmarks/benchmarks.csv");
     let table = parse_csv(&std::fs::read_to_string(path).expect("the benchmark set is committed"));
     let header: HashMap<&str, usize> = table[0].iter().enumerate().map(|(i, h)| (h.as_str(), i)).collect();
     let (mut rows, mut skipped) = (Vec::new(), Vec::new());
+    // What each replay is, by the first row that has it.
+    let mut replays: HashMap<String, String> = HashMap::new();
     for (number, cells) in table.iter().enumerate().skip(1) {
         let get = |k: &str| cells.get(header[k]).map(|s| s.trim()).filter(|s| !s.is_empty());
         let num = |k: &str| get(k).and_then(|v| v.parse::<f64>().ok());
@@ -204,6 +211,12 @@ fn rows() -> (Vec<Row>, Vec<(String, String)>) {
         let (input, output) = (input.round().max(1.0) as u32, output.round().max(1.0) as u32);
         let model = catalog_twin(get("model").unwrap_or(""));
         let server = ServerArgs::parse(get("server_args").unwrap_or(""));
+        if let Some((_, twin)) = TWINS.iter().find(|(row, _)| *row == id) {
+            skip(&format!(
+                "the same replay as `{twin}`: it differs in async scheduling, which config.toml cannot say, and in a batched-token budget four ShareGPT streams never reach"
+            ));
+            continue;
+        }
         if server.expert_parallel {
             // Replayed as plain tensor parallelism it would be its TP twin's replay.
             skip("expert parallelism: config.toml has no key for it");
@@ -258,6 +271,21 @@ fn rows() -> (Vec<Row>, Vec<(String, String)>) {
             varied_outputs: get("dataset").is_some_and(|d| d.starts_with("sharegpt")),
             seed: 0,
         };
+        // Two rows that differ only in what config.toml cannot say (async
+        // scheduling) or in a cap at or above the prompt count (the same
+        // all-at-once run) are one replay: replayed once, or the twin of a
+        // fitted row would be scored as held out.
+        let mut replay = load.clone();
+        replay.max_concurrency = replay.max_concurrency.filter(|&c| c < replay.num_prompts);
+        match replays.entry(format!("{toml}{replay:?}")) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                skip(&format!("the same replay as `{}`", first.get()));
+                continue;
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(id.clone());
+            }
+        }
         rows.push(Row { number, id, moe: get("moe") == Some("true"), config, load, measured });
     }
     (rows, skipped)
@@ -376,7 +404,7 @@ fn the_simulator_replays_public_benchmarks() {
     let replayed: std::collections::HashSet<usize> = results.iter().map(|r| r.0).collect();
     // Every row whose model and GPU the catalog knows (README): a row that
     // stops replaying fails here, not only in the list above.
-    assert!(replayed.len() >= 82, "only {} rows replayed", replayed.len());
+    assert!(replayed.len() >= 80, "only {} rows replayed", replayed.len());
     // What the committed constants achieve on the held-out rows, with a little
     // room: a change to the model that makes them worse fails here.
     let held_out = errors(&results, &rows, |r| !fitted(r));

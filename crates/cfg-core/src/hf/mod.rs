@@ -66,7 +66,7 @@ pub fn read_model(config_json: &str, safetensors_index: Option<&str>, origin: &s
         hidden_size: int("hidden_size"),
         intermediate_size: int("intermediate_size"),
         vocab_size: int("vocab_size"),
-        tie_word_embeddings: get("tie_word_embeddings").and_then(Value::as_bool).unwrap_or(false),
+        tie_word_embeddings: get("tie_word_embeddings").and_then(Value::as_bool),
         max_position_embeddings: length.as_ref().map(|l| l.derived),
         length,
         torch_dtype: ["torch_dtype", "dtype"].iter().find_map(|k| get(k).and_then(Value::as_str)).and_then(dtype),

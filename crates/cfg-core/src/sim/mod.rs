@@ -98,6 +98,12 @@ pub fn instance_calibrated(
     let expert_param_bytes =
         memory::quantized_param_bytes(&arch, method.as_deref(), as_stored).unwrap_or(dtype.bytes()) / shards;
     let (dense_bytes, expert_bytes, expert_share) = split_experts(&arch, report.weights_bytes, expert_param_bytes);
+    if expert_bytes > 0.0 && dense_bytes <= 0.0 {
+        assumptions.push(format!(
+            "the experts at {} bytes a parameter take all of the weights: every step reads only the experts its tokens touch",
+            expert_param_bytes * shards
+        ));
+    }
     let bytes_per_sec = bandwidth * 1e9 * cal.bandwidth_efficiency;
     let expert_bytes_per_sec = if experts_block_scaled(method.as_deref(), as_stored, &arch) {
         bytes_per_sec * cal.scaled_expert_bandwidth
@@ -106,10 +112,10 @@ pub fn instance_calibrated(
     };
     // An untied input embedding is a lookup: a step reads the rows of its
     // tokens, not the matrix (16-bit in every format; split as the weights are).
-    let lookup_bytes = if arch.tie_word_embeddings {
-        0.0
-    } else {
+    let lookup_bytes = if arch.tie_word_embeddings == Some(false) {
         f64::from(arch.vocab_size.unwrap_or(0)) * f64::from(arch.hidden_size.unwrap_or(0)) * dtype.bytes() / shards
+    } else {
+        0.0
     };
     let dense_bytes = (dense_bytes - lookup_bytes).max(0.0);
     let routed = routed_active_parameters(&arch);
@@ -198,15 +204,37 @@ fn split_experts(arch: &crate::arch::Arch, weights_bytes: f64, expert_param_byte
     (weights_bytes - experts, experts, f64::from(k) / f64::from(e))
 }
 
-/// Whether the weights vLLM runs carry a scale per small block, which its
-/// grouped GEMMs load and apply as they stream each expert: MXFP4 (32
-/// values), 4-bit groups (AWQ, GPTQ), and FP8 checkpoints quantized in blocks
-/// (DeepSeek's 128 x 128); not FP8 with one scale per tensor or channel, as
-/// `quantization = "fp8"` makes of a 16-bit checkpoint.
+/// Whether the experts vLLM runs carry a scale per small block: MX formats
+/// (32 values), NVFP4 (16), 4-bit groups (AWQ, GPTQ, auto-round,
+/// compressed-tensors W4A16), and FP8 in blocks (DeepSeek's 128 x 128; DeepSeek
+/// V4's experts are MXFP4); not FP8 with one scale per tensor or channel, as
+/// `quantization = "fp8"` makes of a 16-bit checkpoint. Such experts are read
+/// at `scaled_expert_bandwidth`, fitted on MXFP4 and block-FP8 rows only.
 fn experts_block_scaled(method: Option<&str>, as_stored: bool, arch: &crate::arch::Arch) -> bool {
     match method {
         Some("fp8") => as_stored && arch.quant_block_scaled,
-        Some(m) => m.contains("mxfp4") || m.contains("awq") || m.contains("gptq") || m == "moe_wna16",
+        // A compressed-tensors checkpoint of 4 bits is quantized in groups.
+        Some("compressed-tensors") => as_stored && arch.quant_bits.is_some_and(|b| b <= 4),
+        Some(m) => matches!(
+            m,
+            "mxfp4"
+                | "gpt_oss_mxfp4"
+                | "mxfp8"
+                | "modelopt_mxfp8"
+                | "modelopt_fp4"
+                | "nvfp4_per_token"
+                | "fp8_per_block"
+                | "awq"
+                | "auto_awq"
+                | "awq_marlin"
+                | "gptq"
+                | "auto_gptq"
+                | "gptq_marlin"
+                | "moe_wna16"
+                | "inc"
+                | "fp_quant"
+                | "deepseek_v4_fp8"
+        ),
         None => false,
     }
 }
@@ -626,9 +654,12 @@ mod tests {
     #[test]
     fn a_step_reads_an_untied_embeddings_rows_not_its_matrix() {
         // Llama 3.1 8B: a 128,256 x 4,096 input embedding at 2 bytes is looked
-        // up; its separate output head is read in full.
+        // up; its separate output head is read in full. Tensor parallelism
+        // splits its vocabulary as it splits the weights.
         let (loaded, cost) = cost_of("meta-llama/Llama-3.1-8B-Instruct", "L40S", 1, "");
         assert_eq!((loaded - cost.weight_bytes, cost.expert_bytes), (128_256.0 * 4_096.0 * 2.0, 0.0));
+        let (loaded, cost) = cost_of("meta-llama/Llama-3.1-8B-Instruct", "L40S", 2, "");
+        assert_eq!(loaded - cost.weight_bytes, 128_256.0 * 4_096.0 * 2.0 / 2.0);
         // Qwen3-4B ties the two: the one matrix is the output head, read every step.
         let (loaded, cost) = cost_of("Qwen/Qwen3-4B", "L40S", 1, "");
         assert_eq!(loaded, cost.weight_bytes);
@@ -652,12 +683,22 @@ mod tests {
     fn experts_with_a_scale_per_block_are_read_at_their_own_bandwidth() {
         let scaled = Calibration::FITTED.scaled_expert_bandwidth;
         let share = |cost: &CostModel| cost.expert_bytes_per_sec / cost.bytes_per_sec;
-        // MXFP4 (a scale per 32 values) and DeepSeek's 128 x 128 FP8 blocks.
-        assert_eq!(share(&cost_of("openai/gpt-oss-20b", "H100", 1, "").1), scaled);
-        assert_eq!(share(&cost_of("deepseek-ai/DeepSeek-R1", "H200", 8, "").1), scaled);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        // MXFP4 (a scale per 32 values), DeepSeek's 128 x 128 FP8 blocks in the
+        // checkpoint, NVFP4 (16 values).
+        assert!(close(share(&cost_of("openai/gpt-oss-20b", "H100", 1, "").1), scaled));
+        assert!(close(share(&cost_of("Qwen/Qwen3-30B-A3B-FP8", "H100", 1, "").1), scaled));
+        assert!(close(share(&cost_of("deepseek-ai/DeepSeek-R1", "H200", 8, "").1), scaled));
+        assert!(close(share(&cost_of("nvidia/Qwen3.5-122B-A10B-NVFP4", "B200", 2, "").1), scaled));
         // 16-bit experts, and FP8 with one scale per tensor made at load time.
-        assert_eq!(share(&cost_of("Qwen/Qwen3-30B-A3B", "H100", 1, "").1), 1.0);
-        assert_eq!(share(&cost_of("Qwen/Qwen3-30B-A3B", "H100", 1, "quantization = \"fp8\"\n").1), 1.0);
+        assert!(close(share(&cost_of("Qwen/Qwen3-30B-A3B", "H100", 1, "").1), 1.0));
+        assert!(close(share(&cost_of("Qwen/Qwen3-30B-A3B", "H100", 1, "quantization = \"fp8\"\n").1), 1.0));
+        // The block size is the checkpoint's: the same FP8 method without it is per tensor.
+        let mut arch = resolve::arch(&toml::from_str("[model]\nname = \"Qwen/Qwen3-30B-A3B-FP8\"\n").unwrap());
+        assert!(experts_block_scaled(Some("fp8"), true, &arch));
+        arch.quant_block_scaled = false;
+        assert!(!experts_block_scaled(Some("fp8"), true, &arch));
+        assert!(experts_block_scaled(Some("awq_marlin"), true, &arch));
     }
 
     fn open_loop(rate: f64, concurrency: u32) -> LoadTestSettings {
