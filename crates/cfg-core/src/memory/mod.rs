@@ -20,7 +20,7 @@ use crate::model::{Quantization, ServerConfig};
 use crate::resolve::{self, Arch, Gpu};
 
 pub use kv::BLOCK_SIZE;
-pub use weights::{WeightSource, quantized_bytes_per_param, quantized_param_bytes};
+pub use weights::{WeightSource, quantized_bytes_per_param};
 
 pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
@@ -150,15 +150,8 @@ pub enum Limit {
 /// Bytes per parameter of the weights as stored on the GPU (quantized layers at
 /// their method's size; the report's weights figure also keeps embeddings 16-bit).
 pub fn weight_bytes_per_param(config: &ServerConfig, arch: &Arch, dtype: resolve::ResolvedDtype) -> f64 {
-    match quantization_in_effect(config, arch) {
-        (Some(m), as_stored) => arch
-            .quant_bits
-            .filter(|_| as_stored)
-            .map(|b| if b <= 4 { 0.53 } else { 1.0 })
-            .or_else(|| quantized_bytes_per_param(&m))
-            .unwrap_or(dtype.bytes()),
-        (None, _) => dtype.bytes(),
-    }
+    let (method, as_stored) = quantization_in_effect(config, arch);
+    weights::quantized_param_bytes(arch, method.as_deref(), as_stored).unwrap_or(dtype.bytes())
 }
 
 /// The quantization method vLLM runs with (the config's resolved against the

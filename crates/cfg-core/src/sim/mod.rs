@@ -91,12 +91,9 @@ pub fn instance_calibrated(
     let shards = f64::from(tp * pp);
     let active = arch.num_active_parameters.or(arch.num_parameters).unwrap_or(1) as f64;
     let batch = resolve::batch(config, &arch, Some(&gpu));
-    let dtype = resolve::dtype(config, &arch, Some(&gpu));
     // Routed experts are stored at the quantized width (gpt-oss quantizes
     // nothing else), the rest of the model partly at 16 bits.
-    let (method, as_stored) = memory::quantization_in_effect(config, &arch);
-    let expert_param_bytes =
-        memory::quantized_param_bytes(&arch, method.as_deref(), as_stored).unwrap_or(dtype.bytes()) / shards;
+    let expert_param_bytes = report.weight_bytes_per_param / shards;
     let (dense_bytes, expert_bytes, expert_share) = split_experts(&arch, report.weights_bytes, expert_param_bytes);
     if expert_bytes > 0.0 && dense_bytes <= 0.0 {
         assumptions.push(format!(
@@ -104,6 +101,7 @@ pub fn instance_calibrated(
             expert_param_bytes * shards
         ));
     }
+    let (method, as_stored) = memory::quantization_in_effect(config, &arch);
     let bytes_per_sec = bandwidth * 1e9 * cal.bandwidth_efficiency;
     let expert_bytes_per_sec = if experts_block_scaled(method.as_deref(), as_stored, &arch) {
         bytes_per_sec * cal.scaled_expert_bandwidth
@@ -113,6 +111,7 @@ pub fn instance_calibrated(
     // An untied input embedding is a lookup: a step reads the rows of its
     // tokens, not the matrix (16-bit in every format; split as the weights are).
     let lookup_bytes = if arch.tie_word_embeddings == Some(false) {
+        let dtype = resolve::dtype(config, &arch, Some(&gpu));
         f64::from(arch.vocab_size.unwrap_or(0)) * f64::from(arch.hidden_size.unwrap_or(0)) * dtype.bytes() / shards
     } else {
         0.0
